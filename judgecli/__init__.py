@@ -1,0 +1,3 @@
+"""judge: grade LLM outputs with LLM judges."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from judgecli.cli import app
+
+app()

@@ -1,0 +1,87 @@
+"""The command line: parse flags, make one core call, render, exit.
+
+`exits_with_code` is the one place that turns outcomes into exit codes, so CliRunner tests
+see exactly the codes users see: a JudgeError prints `error: ...` (and a hint) on stderr
+and exits with its code; an unexpected crash prints its traceback and exits 3 — never 1,
+which CI reads as "the gate failed".
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Annotated, ParamSpec
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from judgecli import __version__
+from judgecli.errors import ExitCode, JudgeError
+
+P = ParamSpec("P")
+
+# Humans read stderr; stdout carries data only (--json).
+stderr = Console(stderr=True, highlight=False)
+
+app = typer.Typer(
+    name="judge",
+    help="Grade LLM outputs with LLM judges: debiased verdicts, honest statistics, a CI gate.",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    pretty_exceptions_show_locals=False,  # locals may hold API keys
+    add_completion=False,
+)
+
+
+def exits_with_code(command: Callable[P, ExitCode | None]) -> Callable[P, None]:
+    """Run a command body and exit with the code its outcome means."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+        from judgecli.config import debug_enabled  # lazy: keeps `judge --help` fast
+
+        try:
+            code = command(*args, **kwargs)
+        except JudgeError as err:
+            if debug_enabled():
+                raise
+            stderr.print(f"[bold red]error:[/] {escape(err.message)}")
+            if err.hint:
+                stderr.print(f"[dim]hint:[/] {escape(err.hint)}")
+            raise typer.Exit(int(err.exit_code)) from None
+        except (typer.Exit, typer.BadParameter):
+            raise
+        except KeyboardInterrupt:
+            stderr.print("[bold red]error:[/] interrupted")
+            raise typer.Exit(int(ExitCode.INCOMPLETE)) from None
+        except Exception:
+            if debug_enabled():
+                raise
+            stderr.print_exception(show_locals=False)
+            stderr.print("[bold red]error:[/] unexpected crash (a bug in judge; please report it)")
+            raise typer.Exit(int(ExitCode.INCOMPLETE)) from None
+        raise typer.Exit(int(code if code is not None else ExitCode.OK))
+
+    return wrapper
+
+
+def show_version(value: bool) -> None:
+    """--version: print and stop."""
+    if value:
+        print(f"judge {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=show_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """Grade LLM outputs with LLM judges."""
+
+
+# Command modules register themselves on `app`; imported last because they import `app`.
+from judgecli.cli import demo, rubrics, score, simulate  # noqa: E402, F401

@@ -1,0 +1,64 @@
+"""`judge demo`: the offline demo — start the bundled simulator and run real commands on it."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from judgecli.cli import app, exits_with_code, stderr
+from judgecli.errors import ExitCode, InputError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def demo_steps(api_base: str, out: Path) -> list[tuple[str, list[str], set[int]]]:
+    """(title, judge arguments, exit codes that mean the step worked) for each demo step."""
+    sim = ["--model", "openai/sim", "--api-base", api_base]
+    datasets = REPO / "datasets"
+    return [
+        (
+            "Grade 24 answers for helpfulness (pointwise 1-4, pass at 3)",
+            ["score", str(datasets / "example.jsonl"), "--rubric", "helpfulness", *sim,
+             "--out", str(out / "score")],
+            {0},
+        ),
+    ]  # fmt: skip
+
+
+@app.command("demo")
+@exits_with_code
+def demo_command(
+    out: Annotated[Path, typer.Option(help="Where the demo's run directories go.")] = Path("runs"),
+    latency_ms: Annotated[float, typer.Option(help="Simulated judge latency.")] = 30.0,
+) -> ExitCode:
+    """Run the offline demo: the bundled judge simulator (fake verdicts) and real judge runs."""
+    from judgecli.simulator import SimulatorConfig, SimulatorServer
+
+    if not (REPO / "datasets" / "example.jsonl").exists():
+        raise InputError(
+            "the demo needs the repository's datasets/ folder (run it from a checkout)"
+        )
+    target = out / f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-demo"
+    with SimulatorServer(
+        SimulatorConfig(latency_ms=latency_ms, latency_jitter_ms=latency_ms / 3)
+    ) as sim:
+        stderr.print(
+            f"[bold]judge simulator[/] on {sim.url} — deterministic fake verdicts, not a model\n"
+        )
+        for title, args, expected in demo_steps(f"{sim.url}/v1", target):
+            stderr.rule(title)
+            stderr.print(f"[dim]$ judge {escape(shlex.join(args))}[/]")
+            code = subprocess.run([sys.executable, "-m", "judgecli", *args], check=False).returncode
+            verdict = "as expected" if code in expected else "UNEXPECTED"
+            stderr.print(f"exit code {code} ({verdict})\n")
+            if code not in expected:
+                return ExitCode.INCOMPLETE
+    stderr.print(f"demo runs are in {escape(str(target))}")
+    return ExitCode.OK

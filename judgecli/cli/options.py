@@ -1,0 +1,114 @@
+"""Shared flags, declared once. Each carries its JUDGE_* environment variable, so `--help`
+documents it and typer resolves flag > environment before config.py sees the value.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+JUDGE = "Judge"
+RUN = "Run"
+DATA = "Dataset"
+OUTPUT = "Output"
+
+ModelOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--model", "-m", envvar="JUDGE_MODEL", rich_help_panel=JUDGE,
+        help="LiteLLM model string, e.g. openai/gpt-4o-mini. Repeat for a panel of judges.",
+    ),
+]  # fmt: skip
+ApiBaseOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--api-base", envvar="JUDGE_API_BASE", rich_help_panel=JUDGE,
+        help="Endpoint of an OpenAI-compatible server (vLLM, Ollama, a proxy, `judge simulate`).",
+    ),
+]  # fmt: skip
+PriceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--price", metavar="IN,OUT", rich_help_panel=JUDGE,
+        help="Price in USD per million input,output tokens (for models LiteLLM has no price for).",
+    ),
+]  # fmt: skip
+TemperatureOpt = Annotated[
+    float | None,
+    typer.Option("--temperature", min=0, max=2, rich_help_panel=JUDGE,
+                 help="Sampling temperature [default: rubric's, else 0]."),
+]  # fmt: skip
+MaxTokensOpt = Annotated[
+    int | None,
+    typer.Option("--max-tokens", min=1, rich_help_panel=JUDGE,
+                 help="Most tokens a judge reply may use [default: rubric's, else 1024]."),
+]  # fmt: skip
+JsonSchemaOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--json-schema/--no-json-schema", rich_help_panel=JUDGE, show_default=False,
+        help="Send the verdict schema as response_format (structured output). Default: when "
+        "LiteLLM says the model supports it, or with --api-base.",
+    ),
+]  # fmt: skip
+ConcurrencyOpt = Annotated[
+    int | None,
+    typer.Option("--concurrency", "-c", envvar="JUDGE_CONCURRENCY", min=1, rich_help_panel=RUN,
+                 help="Calls in flight at most [default: 16]."),
+]  # fmt: skip
+RpmOpt = Annotated[
+    float | None,
+    typer.Option("--rpm", envvar="JUDGE_RPM", min=0.001, rich_help_panel=RUN,
+                 help="Requests per minute per model (paced over ~1 s windows)."),
+]  # fmt: skip
+TpmOpt = Annotated[
+    float | None,
+    typer.Option("--tpm", envvar="JUDGE_TPM", min=1, rich_help_panel=RUN,
+                 help="Tokens per minute per model (prompt + max reply tokens)."),
+]  # fmt: skip
+MaxRetriesOpt = Annotated[
+    int | None,
+    typer.Option("--max-retries", min=0, rich_help_panel=RUN,
+                 help="Retries of a transient error (429, 5xx, timeout) and re-asks of an "
+                 "invalid verdict [default: 4]."),
+]  # fmt: skip
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option("--timeout", min=0.001, rich_help_panel=RUN,
+                 help="Seconds one call may take [default: 120]."),
+]  # fmt: skip
+OutOpt = Annotated[
+    Path | None,
+    typer.Option("--out", "-o", envvar="JUDGE_OUT", rich_help_panel=OUTPUT,
+                 help="Run directory [default: runs/<UTC time>-<command>-<rubric>]."),
+]  # fmt: skip
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", rich_help_panel=OUTPUT, help="No progress bar or tables.")
+]
+JsonOpt = Annotated[
+    bool,
+    typer.Option("--json", rich_help_panel=OUTPUT, help="Print summary.json on stdout."),
+]
+LimitOpt = Annotated[
+    int | None,
+    typer.Option("--limit", min=1, rich_help_panel=DATA, help="Judge at most N cases."),
+]
+SampleOpt = Annotated[
+    int | None,
+    typer.Option("--sample", min=1, rich_help_panel=DATA,
+                 help="Judge a uniform random sample of N cases (see --seed)."),
+]  # fmt: skip
+SeedOpt = Annotated[
+    int, typer.Option("--seed", rich_help_panel=DATA, help="Seed for --sample and bootstraps.")
+]
+FieldOpt = Annotated[
+    list[str] | None,
+    typer.Option("--field", metavar="NAME=COLUMN", rich_help_panel=DATA,
+                 help="Read a case field from another key, e.g. --field output=answer."),
+]  # fmt: skip
+RubricOpt = Annotated[
+    str,
+    typer.Option("--rubric", "-r", help="Rubric YAML file, or the name of a bundled rubric."),
+]

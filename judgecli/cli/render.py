@@ -1,0 +1,27 @@
+"""Printing a finished run's summary for humans (stderr)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.markup import escape
+
+from judgecli.cli import stderr
+from judgecli.report import terminal_tables
+from judgecli.stats.summary import RunSummary
+
+
+def print_summary(summary: RunSummary, run_dir: Path, *, quiet: bool) -> None:
+    """The tables, warnings and where the run directory is."""
+    if not quiet:
+        for table in terminal_tables(summary):
+            stderr.print(table)
+    for warning in summary.warnings:
+        stderr.print(f"[yellow]warning:[/] {escape(warning)}")
+    stderr.print(f"run directory: {escape(str(run_dir))}")
+
+
+def print_json(summary: RunSummary) -> None:
+    """--json: summary.json on stdout, the only thing stdout carries."""
+    print(json.dumps(summary.model_dump(mode="json", exclude_none=True), indent=2))

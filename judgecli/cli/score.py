@@ -1,0 +1,93 @@
+"""`judge score`: pointwise grading of a JSONL dataset against a rubric."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli.options import (
+    ApiBaseOpt,
+    ConcurrencyOpt,
+    FieldOpt,
+    JsonOpt,
+    JsonSchemaOpt,
+    LimitOpt,
+    MaxRetriesOpt,
+    MaxTokensOpt,
+    ModelOpt,
+    OutOpt,
+    PriceOpt,
+    QuietOpt,
+    RpmOpt,
+    RubricOpt,
+    SampleOpt,
+    SeedOpt,
+    TemperatureOpt,
+    TimeoutOpt,
+    TpmOpt,
+)  # fmt: skip
+from judgecli.errors import ExitCode
+
+
+@app.command("score")
+@exits_with_code
+def score_command(
+    dataset: Annotated[Path, typer.Argument(help="JSONL file of cases.", show_default=False)],
+    rubric: RubricOpt,
+    model: ModelOpt = None,
+    api_base: ApiBaseOpt = None,
+    price: PriceOpt = None,
+    temperature: TemperatureOpt = None,
+    max_tokens: MaxTokensOpt = None,
+    json_schema: JsonSchemaOpt = None,
+    concurrency: ConcurrencyOpt = None,
+    rpm: RpmOpt = None,
+    tpm: TpmOpt = None,
+    max_retries: MaxRetriesOpt = None,
+    timeout: TimeoutOpt = None,
+    out: OutOpt = None,
+    limit: LimitOpt = None,
+    sample: SampleOpt = None,
+    seed: SeedOpt = 0,
+    field: FieldOpt = None,
+    quiet: QuietOpt = False,
+    json_output: JsonOpt = False,
+) -> ExitCode:
+    """Grade every case of DATASET with a pointwise or binary rubric."""
+    # Imported here so `judge --help` stays fast (numpy, pydantic models, rich.progress).
+    import sys
+
+    from judgecli import score
+    from judgecli.cli.progress import RunProgress
+    from judgecli.cli.render import print_json, print_summary
+    from judgecli.config import build_run_config
+    from judgecli.dataset import parse_field_map, scan_dataset
+    from judgecli.rubric import find_rubric, load_rubric
+    from judgecli.store import default_run_dir
+
+    loaded = load_rubric(find_rubric(rubric))
+    score.check_rubric_kind(loaded)
+    field_map = parse_field_map(field or [])
+    config = build_run_config(
+        command="score", rubric=loaded, models=model, api_base=api_base, out=out,
+        default_out=default_run_dir("score", loaded.name), concurrency=concurrency, rpm=rpm,
+        tpm=tpm, max_retries=max_retries, timeout_s=timeout, temperature=temperature,
+        max_tokens=max_tokens, price=price, json_schema=json_schema, limit=limit, sample=sample,
+        seed=seed, field_map=field_map,
+    )  # fmt: skip
+    scan = scan_dataset(
+        dataset, requires=loaded.requires, field_map=field_map, limit=limit, sample=sample,
+        seed=seed,
+    )  # fmt: skip
+    with RunProgress(stderr, total=len(scan.lines), enabled=not quiet) as progress:
+        outcome = score.score_dataset(
+            config, loaded, scan, argv=sys.argv, on_result=progress.case_done,
+            warnings=list(scan.warnings),
+        )  # fmt: skip
+    print_summary(outcome.summary, outcome.run_dir, quiet=quiet)
+    if json_output:
+        print_json(outcome.summary)
+    return ExitCode.OK

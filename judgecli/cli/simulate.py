@@ -1,0 +1,57 @@
+"""`judge simulate`: run the bundled OpenAI-compatible judge simulator in the foreground."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+import typer
+
+from judgecli.cli import app, exits_with_code, stderr
+from judgecli.errors import ExitCode
+
+
+@app.command("simulate")
+@exits_with_code
+def simulate_command(
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = 8765,
+    seed: Annotated[int, typer.Option(help="Seed of the deterministic verdicts.")] = 0,
+    latency_ms: Annotated[float, typer.Option(min=0, help="Delay before each reply.")] = 0.0,
+    rpm: Annotated[int | None, typer.Option(min=1, help="Answer 429 above this rate.")] = None,
+    error_rate: Annotated[float, typer.Option(min=0, max=1, help="Share of HTTP 500s.")] = 0.0,
+    drop_rate: Annotated[
+        float, typer.Option(min=0, max=1, help="Share of connections dropped without reply.")
+    ] = 0.0,
+    malformed_rate: Annotated[
+        float, typer.Option(min=0, max=1, help="Share of replies that are not valid JSON.")
+    ] = 0.0,
+    position_bias: Annotated[
+        float, typer.Option(min=0, max=1, help="Pairwise: prefers answer A this often when unsure.")
+    ] = 0.0,
+    length_bias: Annotated[
+        float, typer.Option(min=0, max=1, help="Pairwise: prefers the longer answer this often.")
+    ] = 0.0,
+) -> ExitCode:
+    """Serve fake, deterministic judge verdicts on 127.0.0.1 — NOT a language model.
+
+    It answers /v1/chat/completions with JSON that fits the rubric's schema, scored by simple
+    text features and a seeded hash: for offline demos and tests, never for real grading.
+    """
+    from judgecli.simulator import SimulatorConfig, serve_forever
+
+    config = SimulatorConfig(
+        port=port, seed=seed, latency_ms=latency_ms, rpm=rpm, error_rate=error_rate,
+        drop_rate=drop_rate, malformed_rate=malformed_rate, position_bias=position_bias,
+        length_bias=length_bias,
+    )  # fmt: skip
+
+    def ready(url: str) -> None:
+        stderr.print(f"judge simulator (fake verdicts, not a model) on {url}/v1 — Ctrl-C stops")
+        stderr.print(f"try: judge score datasets/example.jsonl --rubric helpfulness "
+                     f"--model openai/sim --api-base {url}/v1")  # fmt: skip
+
+    try:
+        asyncio.run(serve_forever(config, on_ready=ready))
+    except KeyboardInterrupt:
+        stderr.print("simulator stopped")
+    return ExitCode.OK

@@ -1,0 +1,206 @@
+"""Datasets: JSONL files of cases, read as a stream with `file:line` errors.
+
+A dataset is read twice: `scan_dataset` validates every line and picks the lines to judge
+(holding only ids and line numbers, so a million-line file costs megabytes, not
+gigabytes), then `iter_cases` streams those lines again as `Case` objects while the runner
+works. All input is therefore checked before the first judge call.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from judgecli.errors import DatasetError
+
+KNOWN_FIELDS = ("id", "input", "output", "reference", "context", "category")
+TEXT_FIELDS = ("input", "output", "reference", "category")
+
+
+class Case(BaseModel):
+    """One case to grade. Unknown keys of the JSON line are kept in `metadata`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    input: str | None = None
+    output: str | None = None
+    reference: str | None = None
+    context: list[str] | None = None
+    category: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    line: int = 0
+    """Line number in the source file (1-based), for messages."""
+
+    def field_text(self, name: str) -> str | None:
+        """The named case field as prompt text (context passages are numbered)."""
+        if name == "context":
+            if self.context is None:
+                return None
+            return "\n\n".join(f"[{i}] {p}" for i, p in enumerate(self.context, start=1))
+        value = getattr(self, name)
+        return value if value is None else str(value)
+
+
+@dataclass(frozen=True)
+class DatasetScan:
+    """What the validation pass learned: which lines to judge, and what to warn about."""
+
+    path: Path
+    lines: list[int]
+    """Line numbers (1-based) of the selected cases, in file order."""
+    total: int
+    """Valid cases in the file, before --limit/--sample."""
+    warnings: list[str] = field(default_factory=list)
+
+
+def parse_field_map(pairs: list[str]) -> dict[str, str]:
+    """`--field output=answer` flags → {"output": "answer"} (our name → the file's name)."""
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        ours, sep, theirs = pair.partition("=")
+        if not sep or not ours or not theirs:
+            raise DatasetError(
+                "--field", None, f"{pair!r} is not NAME=COLUMN", hint="e.g. --field output=answer"
+            )
+        if ours not in KNOWN_FIELDS:
+            raise DatasetError("--field", None, f"{ours!r} is not a case field {KNOWN_FIELDS}")
+        mapping[ours] = theirs
+    return mapping
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Yield (line number, decoded text) for each non-blank line; BOM and CRLF tolerated."""
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        raise DatasetError(path, None, "no such file") from None
+    except OSError as err:
+        raise DatasetError(path, None, f"cannot read: {err.strerror}") from None
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise DatasetError(
+                    path, number, f"not UTF-8 (byte {err.start + 1})", hint="save the file as UTF-8"
+                ) from None
+            if text.strip():
+                yield number, text
+
+
+def parse_case(
+    path: Path, number: int, text: str, *, field_map: Mapping[str, str], requires: list[str]
+) -> Case:
+    """Turn one JSON line into a Case, or raise DatasetError naming file:line and the fix."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise DatasetError(path, number, f"invalid JSON: {err.msg} (column {err.colno})") from None
+    if not isinstance(obj, dict):
+        raise DatasetError(path, number, f"expected a JSON object, got {type(obj).__name__}")
+    values: dict[str, Any] = {}
+    for name in KNOWN_FIELDS:
+        key = field_map.get(name, name)
+        if key in obj:
+            values[name] = obj.pop(key)
+    case_id = values.pop("id", None)
+    if case_id is None:
+        case_id = f"line-{number}"
+    elif isinstance(case_id, bool) or not isinstance(case_id, str | int):
+        raise DatasetError(path, number, f'"id" must be a string or integer, got {case_id!r}')
+    for name in TEXT_FIELDS:
+        if name in values and values[name] is not None and not isinstance(values[name], str):
+            raise DatasetError(
+                path, number, f'"{name}" must be a string, got {type(values[name]).__name__}'
+            )
+    context = values.get("context")
+    if isinstance(context, str):
+        values["context"] = [context]
+    elif context is not None and not (
+        isinstance(context, list) and all(isinstance(p, str) for p in context)
+    ):
+        raise DatasetError(path, number, '"context" must be a string or a list of strings')
+    for name in requires:
+        if values.get(name) in (None, "", []):
+            key = field_map.get(name, name)
+            raise DatasetError(
+                path,
+                number,
+                f'missing required field "{key}"',
+                hint=f"the rubric requires {requires}; "
+                f"use --field {name}=COLUMN to map another name",
+            )
+    return Case(id=str(case_id), metadata=obj, line=number, **values)
+
+
+def scan_dataset(
+    path: Path,
+    *,
+    requires: list[str],
+    field_map: Mapping[str, str] | None = None,
+    limit: int | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+) -> DatasetScan:
+    """Validate every line of `path` and choose the cases to judge.
+
+    `--sample N` draws N cases uniformly (reservoir sampling, seeded, so the same seed picks
+    the same cases); `--limit N` then keeps the first N of what is left.
+    """
+    field_map = field_map or {}
+    first_line: dict[str, int] = {}
+    warnings: list[str] = []
+    rng = random.Random(seed)
+    chosen: list[int] = []
+    total = 0
+    derived = 0
+    for number, text in iter_lines(path):
+        case = parse_case(path, number, text, field_map=field_map, requires=requires)
+        if case.id in first_line:
+            raise DatasetError(
+                path,
+                number,
+                f"duplicate id {case.id!r} (first on line {first_line[case.id]})",
+                hint="ids must be unique within a file",
+            )
+        first_line[case.id] = number
+        derived += case.id == f"line-{number}" and "id" not in field_map
+        total += 1
+        if sample is None:
+            if limit is None or len(chosen) < limit:
+                chosen.append(number)
+        elif len(chosen) < sample:
+            chosen.append(number)
+        else:
+            slot = rng.randrange(total)
+            if slot < sample:
+                chosen[slot] = number
+    if total == 0:
+        raise DatasetError(path, None, "no cases (the file is empty)")
+    if derived:
+        warnings.append(f"{path}: {derived} case(s) without an id; using line-<number> as id")
+    lines = sorted(chosen)[:limit] if limit is not None else sorted(chosen)
+    return DatasetScan(path=path, lines=lines, total=total, warnings=warnings)
+
+
+def iter_cases(
+    scan: DatasetScan, *, requires: list[str], field_map: Mapping[str, str] | None = None
+) -> Iterator[Case]:
+    """Stream the cases `scan` selected, in file order."""
+    wanted = iter(scan.lines)
+    target = next(wanted, None)
+    for number, text in iter_lines(scan.path):
+        if target is None:
+            return
+        if number == target:
+            yield parse_case(scan.path, number, text, field_map=field_map or {}, requires=requires)
+            target = next(wanted, None)

@@ -1,0 +1,290 @@
+"""The judge client: the only module that talks to LiteLLM.
+
+LiteLLM is imported lazily (it takes ~3 s and would make `judge --help` slow) and only after
+the environment switches that keep it offline and quiet are set. Retries are ours, not
+LiteLLM's: its `num_retries` silently does nothing without tenacity, and with it retries
+400s and ignores Retry-After (ECOSYSTEM.md §1.3). So every call goes out with
+`max_retries=0` and this module owns backoff, Retry-After and the attempt budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import hashlib
+import json
+import logging
+import os
+import random
+import time
+from collections.abc import Awaitable, Callable
+from types import ModuleType
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from judgecli.config import ModelSettings
+from judgecli.limits import Limits
+
+Message = dict[str, str]
+
+MAX_RETRY_AFTER_S = 120.0
+BACKOFF_BASE_S = 0.5
+BACKOFF_CAP_S = 30.0
+
+
+class JudgeRequest(BaseModel):
+    """Everything that determines a judge's reply (and nothing secret)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str
+    messages: list[Message]
+    temperature: float = 0.0
+    max_tokens: int | None = None
+    response_format: dict[str, Any] | None = None
+
+    def key(self, api_base: str | None) -> str:
+        """Canonical hash of the request: the identity of a call for caches and dedupe."""
+        body = self.model_dump(mode="json") | {"api_base": api_base}
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+class JudgeReply(BaseModel):
+    """A successful reply, with what it cost."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    attempts: int = 1
+
+
+class JudgeCallError(Exception):
+    """A call that failed for good (non-retryable, or retries exhausted)."""
+
+    def __init__(self, reason: str, *, attempts: int, retryable: bool) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.attempts = attempts
+        self.retryable = retryable
+
+
+class JudgeClient(Protocol):
+    """What the runner needs from a judge; tests script it without a network."""
+
+    def accepts_schema(self, model: str) -> bool:
+        """Whether to send the verdict schema as `response_format` to this model."""
+        ...
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        """One reply, or JudgeCallError."""
+        ...
+
+
+def import_litellm() -> ModuleType:
+    """Import LiteLLM offline and quiet (ECOSYSTEM.md §1.8, §1.10)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no fetch of the price map
+    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")  # no implicit .env loading
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # token_counter must not download tokenizers
+    import litellm
+
+    litellm.suppress_debug_info = True  # it otherwise print()s to stdout on every error
+    litellm.drop_params = False  # fail loudly rather than silently drop a parameter
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    return litellm
+
+
+def retry_after_s(error: BaseException) -> float | None:
+    """Seconds a provider asked us to wait (`retry-after-ms` or `retry-after`, seconds or an
+    HTTP date), capped; None when it did not say.
+    """
+    headers = getattr(error, "litellm_response_headers", None)
+    if headers is None:
+        response = getattr(error, "response", None)
+        headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    value = headers.get("retry-after")
+    try:
+        if ms is not None:
+            return min(float(ms) / 1000.0, MAX_RETRY_AFTER_S)
+        if value is not None:
+            return min(max(float(value), 0.0), MAX_RETRY_AFTER_S)
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(str(value)) if value else None
+        if parsed is not None:
+            return min(max(parsed.timestamp() - time.time(), 0.0), MAX_RETRY_AFTER_S)
+    return None
+
+
+def backoff_s(retry: int) -> float:
+    """Exponential backoff with full jitter: 0.5 s, 1 s, 2 s ... capped, randomised so a
+    fleet of callers does not retry in lockstep.
+    """
+    return random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2**retry))  # noqa: S311
+
+
+class LiteLLMClient:
+    """JudgeClient over `litellm.acompletion`, under Limits, with our own retry loop."""
+
+    def __init__(
+        self,
+        models: list[ModelSettings],
+        limits: Limits,
+        *,
+        max_retries: int,
+        timeout_s: float,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self._litellm = import_litellm()
+        self._models = {m.name: m for m in models}
+        self._limits = limits
+        self._max_retries = max_retries
+        self._timeout_s = timeout_s
+        self._sleep = sleep
+        self._retryable = self._retryable_errors()
+
+    def _retryable_errors(self) -> tuple[type[BaseException], ...]:
+        ll = self._litellm
+        # 429, 5xx, timeouts and dropped connections; never 400/401/403/404.
+        return (
+            ll.RateLimitError,
+            ll.Timeout,
+            ll.APIConnectionError,
+            ll.InternalServerError,
+            ll.ServiceUnavailableError,
+            ll.BadGatewayError,
+            asyncio.TimeoutError,
+        )
+
+    def unpriced_models(self) -> list[str]:
+        """Models with no user price and no entry in LiteLLM's price map (cost counts as 0)."""
+        unknown = []
+        for m in self._models.values():
+            if m.price is not None:
+                continue
+            try:
+                info = self._litellm.get_model_info(m.name)
+            except Exception:  # noqa: BLE001 - LiteLLM raises several types for "not mapped"
+                info = None
+            if not info or info.get("input_cost_per_token") is None:
+                unknown.append(m.name)
+        return unknown
+
+    def accepts_schema(self, model: str) -> bool:
+        """Schema unless told otherwise; LiteLLM's map says no for every local model name, yet
+        OpenAI-compatible servers behind --api-base (vLLM, Ollama) accept it.
+        """
+        settings = self._models[model]
+        if settings.json_schema is not None:
+            return settings.json_schema
+        if settings.api_base:
+            return True
+        return bool(self._litellm.supports_response_schema(model=model))
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        """Call the judge, retrying transient errors; raise JudgeCallError when it gives up."""
+        settings = self._models[request.model]
+        tokens = self._estimate_tokens(request) if self._limits.counts_tokens else 0
+        attempt = 0
+        while True:
+            attempt += 1
+            started = time.monotonic()
+            try:
+                async with self._limits.slot(request.model, tokens):
+                    started = time.monotonic()
+                    response = await asyncio.wait_for(
+                        self._send(request, settings), timeout=self._timeout_s + 5
+                    )
+            except self._retryable as err:
+                if attempt > self._max_retries:
+                    raise JudgeCallError(
+                        f"{describe(err)} (gave up after {attempt} attempts)",
+                        attempts=attempt,
+                        retryable=True,
+                    ) from None
+                wait = retry_after_s(err)
+                if wait is not None:
+                    self._limits.gate(request.model).pause(wait)
+                await self._sleep(wait if wait is not None else backoff_s(attempt - 1))
+                continue
+            except Exception as err:  # noqa: BLE001 - anything else is final: 4xx, bad config
+                raise JudgeCallError(describe(err), attempts=attempt, retryable=False) from None
+            return self._reply(response, settings, time.monotonic() - started, attempt)
+
+    async def _send(self, request: JudgeRequest, settings: ModelSettings) -> Any:
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "messages": request.messages,
+            "temperature": request.temperature,
+            "timeout": self._timeout_s,
+            "max_retries": 0,
+        }
+        if request.max_tokens is not None:
+            kwargs["max_tokens"] = request.max_tokens
+        if request.response_format is not None:
+            kwargs["response_format"] = request.response_format
+        if settings.api_base:
+            kwargs["api_base"] = settings.api_base
+        if settings.api_key is not None:
+            kwargs["api_key"] = settings.api_key.get_secret_value()
+        return await self._litellm.acompletion(**kwargs)
+
+    def _reply(
+        self, response: Any, settings: ModelSettings, latency: float, attempts: int
+    ) -> JudgeReply:
+        text = response.choices[0].message.content or ""
+        usage = getattr(response, "usage", None)
+        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        if settings.price is not None:
+            cost = (
+                prompt_tokens * settings.price.input_per_mtok
+                + completion_tokens * settings.price.output_per_mtok
+            ) / 1e6
+        else:
+            hidden = getattr(response, "_hidden_params", None) or {}
+            cost = float(hidden.get("response_cost") or 0.0)
+        return JudgeReply(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            cost_usd=cost,
+            latency_s=latency,
+            attempts=attempts,
+        )
+
+    def _estimate_tokens(self, request: JudgeRequest) -> int:
+        # For the TPM limiter: the prompt's tokens plus the most the reply may use.
+        try:
+            prompt = int(
+                self._litellm.token_counter(model=request.model, messages=request.messages)
+            )
+        except Exception:  # noqa: BLE001 - an estimate; fall back to ~4 characters a token
+            prompt = sum(len(m.get("content", "")) for m in request.messages) // 4
+        return prompt + (request.max_tokens or 0)
+
+    async def aclose(self) -> None:
+        """Close LiteLLM's pooled HTTP clients before the event loop ends."""
+        close = getattr(self._litellm, "close_litellm_async_clients", None)
+        if close is not None:
+            await close()
+
+
+def describe(error: BaseException) -> str:
+    """A one-line description of a call error, without secrets or LiteLLM's help banners."""
+    status = getattr(error, "status_code", None)
+    name = type(error).__name__
+    message = str(getattr(error, "message", "") or error).strip().splitlines()
+    first = message[0] if message else ""
+    first = first.removeprefix("litellm.").split(" LiteLLM Retried")[0]
+    text = f"{name}: {first}" if first and not first.startswith(name) else first or name
+    return f"HTTP {status} {text}" if status else text

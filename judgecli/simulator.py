@@ -1,0 +1,423 @@
+"""An OpenAI-compatible judge simulator on 127.0.0.1, for tests and the offline demo.
+
+This is a simulator, not a model: it answers ``POST /v1/chat/completions`` with
+deterministic fake verdicts computed from text features and hashes
+(`judgecli.simulator_verdicts`), so LiteLLM can talk to it over a real socket with
+``model="openai/<name>", api_base="http://127.0.0.1:PORT/v1"``.
+
+It also plays a misbehaving provider, so retries and rate limits are tested on the path
+users run: a server-side requests-per-minute limit (429 + ``Retry-After``), seeded shares
+of 500s, dropped connections and malformed replies, added latency, and a script
+(`SimulatorServer.enqueue`, `fail_next`, `drop_next`) that takes precedence over all of
+those and is consumed in arrival order.
+
+Only chat completions are scripted, rate limited and recorded; ``GET /v1/models`` and
+``GET /health`` always answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import hashlib
+import itertools
+import json
+import math
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Self
+
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from judgecli.simulator_verdicts import (
+    MALFORMED_CONTENT,
+    completion_body,
+    error_body,
+    parse_request,
+    verdict_content,
+)
+
+# Long enough for an in-flight reply to finish, short enough that stop() never hangs a test.
+_SHUTDOWN_TIMEOUT_S = 1.0
+_WINDOW_S = 60.0
+_JSON = "application/json"
+
+
+class SimulatorConfig(BaseModel):
+    """How the simulator listens and misbehaves."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    host: str = "127.0.0.1"
+    """Interface to listen on; loopback keeps tests and the demo off the network."""
+    port: int = Field(default=0, ge=0, le=65535)
+    """TCP port; 0 picks a free one (read it back from `SimulatorServer.port`)."""
+    seed: int = 0
+    """Seed of every hash and random draw: same seed and request, same reply."""
+    latency_ms: float = Field(default=0.0, ge=0)
+    """Delay added before each chat completion reply."""
+    latency_jitter_ms: float = Field(default=0.0, ge=0)
+    """Uniform +- jitter on the delay, drawn from a seeded RNG."""
+    rpm: int | None = Field(default=None, gt=0)
+    """Requests per sliding 60 s window; over it the reply is 429 with Retry-After."""
+    error_rate: float = Field(default=0.0, ge=0, le=1)
+    """Share of requests answered with HTTP 500."""
+    drop_rate: float = Field(default=0.0, ge=0, le=1)
+    """Share of requests whose connection is closed with no reply."""
+    malformed_rate: float = Field(default=0.0, ge=0, le=1)
+    """Share of replies (HTTP 200) whose content is not valid JSON."""
+    position_bias: float = Field(default=0.0, ge=0, le=1)
+    """Pairwise: probability of preferring answer A when the true preference is weak."""
+    length_bias: float = Field(default=0.0, ge=0, le=1)
+    """Pairwise: probability of preferring the longer answer when the true preference is weak."""
+
+    @model_validator(mode="after")
+    def _fault_shares_fit(self) -> Self:
+        # Faults take disjoint slices of one draw, so each rate is exactly its share.
+        if self.drop_rate + self.error_rate + self.malformed_rate > 1:
+            raise ValueError("drop_rate + error_rate + malformed_rate must be at most 1")
+        return self
+
+
+class RecordedRequest(BaseModel):
+    """One chat completion request the simulator received."""
+
+    model_config = ConfigDict(frozen=True)
+
+    time: float
+    """`time.monotonic()` at arrival."""
+    model: str
+    """The request's ``model`` ("" when absent)."""
+    body: dict[str, Any]
+    """The parsed JSON body ({} when it was not a JSON object)."""
+    headers: dict[str, str]
+    """Request headers, names lower-cased."""
+    status: int
+    """The HTTP status answered; 0 when the connection was dropped."""
+
+
+_DROPPED = 0
+
+
+@dataclass(frozen=True)
+class _Action:
+    """How to answer one request.
+
+    ``status`` is 200 for a reply (``content=None``: compute the verdict), `_DROPPED` to
+    close the connection, or the error status to send with ``body`` and ``retry_after``.
+    """
+
+    status: int = 200
+    content: str | None = None
+    body: str | None = None
+    retry_after: float | None = None
+
+
+def _format_seconds(seconds: float) -> str:
+    """Format a Retry-After value like "1" or "0.5"."""
+    rounded = round(seconds, 3)
+    return str(int(rounded)) if rounded == int(rounded) else repr(rounded)
+
+
+class _State:
+    """Script, rate window and records shared by the handlers (loop thread) and tests."""
+
+    def __init__(self, config: SimulatorConfig) -> None:
+        self.config = config
+        self.lock = threading.Lock()
+        self.script: collections.deque[_Action] = collections.deque()
+        self.records: list[RecordedRequest] = []
+        self.window: collections.deque[float] = collections.deque()
+        self.attempts: collections.Counter[str] = collections.Counter()
+        # Loop-thread only from here on: no lock needed.
+        self.jitter = random.Random(config.seed)
+        self.ids = itertools.count(1)
+
+    def plan(self, body: dict[str, Any], now: float) -> _Action:
+        """Decide the reply at arrival: script, then rpm limit, then seeded faults."""
+        with self.lock:
+            if self.script:
+                action = self.script.popleft()
+                self._count(now)
+                return action
+            limited = self._over_rpm(now)
+            if limited is not None:
+                return limited
+            self._count(now)
+            return self._fault(body)
+
+    def clear(self) -> None:
+        """Forget the script, the records, the rate window and the fault attempt counts."""
+        with self.lock:
+            self.script.clear()
+            self.records.clear()
+            self.window.clear()
+            self.attempts.clear()
+
+    def _count(self, now: float) -> None:
+        if self.config.rpm is not None:
+            self.window.append(now)
+
+    def _over_rpm(self, now: float) -> _Action | None:
+        rpm = self.config.rpm
+        if rpm is None:
+            return None
+        while self.window and self.window[0] <= now - _WINDOW_S:
+            self.window.popleft()
+        if len(self.window) < rpm:
+            return None
+        wait = max(0.1, math.ceil((self.window[0] + _WINDOW_S - now) * 10) / 10)
+        body = error_body(429, f"simulated rate limit: {rpm} requests per minute")
+        return _Action(429, body=body, retry_after=wait)
+
+    def _fault(self, body: dict[str, Any]) -> _Action:
+        cfg = self.config
+        if not (cfg.drop_rate or cfg.error_rate or cfg.malformed_rate):
+            return _Action()
+        digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        # The attempt number is in the key so a retry of a failed request can succeed,
+        # while a rerun of the same request sequence fails in exactly the same places.
+        self.attempts[digest] += 1
+        draw = random.Random(f"{cfg.seed}\x1f{self.attempts[digest]}\x1f{digest}").random()
+        if draw < cfg.drop_rate:
+            return _Action(_DROPPED)
+        if draw < cfg.drop_rate + cfg.error_rate:
+            return _Action(500, body=error_body(500))
+        if draw < cfg.drop_rate + cfg.error_rate + cfg.malformed_rate:
+            return _Action(content=MALFORMED_CONTENT)
+        return _Action()
+
+    def record(self, request: web.Request, body: dict[str, Any], now: float, status: int) -> None:
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        model = str(body.get("model") or "")
+        entry = RecordedRequest(time=now, model=model, body=body, headers=headers, status=status)
+        with self.lock:
+            self.records.append(entry)
+
+    def delay(self) -> float:
+        cfg = self.config
+        jitter = self.jitter.uniform(-1, 1) * cfg.latency_jitter_ms if cfg.latency_jitter_ms else 0
+        return max(0.0, cfg.latency_ms + jitter) / 1000
+
+
+class _Handlers:
+    """The aiohttp handlers over one `_State`."""
+
+    def __init__(self, state: _State) -> None:
+        self.state = state
+
+    async def chat(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        now = time.monotonic()
+        body, problem = parse_request(raw)
+        if problem is not None:
+            self.state.record(request, body, now, 400)
+            return web.Response(status=400, text=error_body(400, problem), content_type=_JSON)
+        action = self.state.plan(body, now)
+        self.state.record(request, body, now, action.status)
+        delay = self.state.delay()
+        if delay:
+            await asyncio.sleep(delay)
+        return self._answer(request, body, action)
+
+    def _answer(self, request: web.Request, body: dict[str, Any], action: _Action) -> web.Response:
+        if action.status == _DROPPED:
+            if request.transport is not None:
+                request.transport.abort()
+            # Never written: the transport is gone, so the client sees a closed connection.
+            return web.Response(status=204)
+        if action.status != 200:
+            text = action.body if action.body is not None else error_body(action.status)
+            headers = {}
+            if action.retry_after is not None:
+                headers["Retry-After"] = _format_seconds(action.retry_after)
+            content_type = _JSON if text.lstrip().startswith("{") else "text/plain"
+            return web.Response(
+                status=action.status, text=text, headers=headers, content_type=content_type
+            )
+        cfg = self.state.config
+        content = action.content
+        if content is None:
+            content = verdict_content(
+                body, seed=cfg.seed, position_bias=cfg.position_bias, length_bias=cfg.length_bias
+            )
+        return web.json_response(completion_body(body, content, next(self.state.ids)))
+
+    async def models(self, request: web.Request) -> web.Response:
+        model = {"id": "sim", "object": "model", "created": 0, "owned_by": "judgecli-simulator"}
+        return web.json_response({"object": "list", "data": [model]})
+
+    async def health(self, request: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+
+def _make_app(state: _State) -> web.Application:
+    handlers = _Handlers(state)
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", handlers.chat)
+    app.router.add_get("/v1/models", handlers.models)
+    app.router.add_get("/health", handlers.health)
+    return app
+
+
+async def _start_runner(state: _State) -> tuple[web.AppRunner, int]:
+    """Start listening; return the runner (to clean up) and the bound port."""
+    # No access log: formatting a line per request is measurable at benchmark rates.
+    runner = web.AppRunner(_make_app(state), access_log=None, shutdown_timeout=_SHUTDOWN_TIMEOUT_S)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, state.config.host, state.config.port)
+        await site.start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    port = int(runner.addresses[0][1])
+    return runner, port
+
+
+async def serve_forever(
+    config: SimulatorConfig, *, on_ready: Callable[[str], None] | None = None
+) -> None:
+    """Serve in the current event loop until cancelled (`judge simulate`'s foreground mode).
+
+    Args:
+        config: Where to listen and how to misbehave.
+        on_ready: Called once with the base URL (``http://HOST:PORT``) when listening.
+    """
+    runner, port = await _start_runner(_State(config))
+    try:
+        if on_ready is not None:
+            on_ready(f"http://{config.host}:{port}")
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+
+
+class SimulatorServer:
+    """The simulator on its own event loop in a daemon thread, scriptable from tests.
+
+    Example:
+        >>> with SimulatorServer(SimulatorConfig(seed=1)) as server:
+        ...     server.enqueue('{"score": 5}')
+        ...     # point LiteLLM at f"{server.url}/v1"
+    """
+
+    def __init__(self, config: SimulatorConfig | None = None) -> None:
+        self.config = config or SimulatorConfig()
+        self._state = _State(self.config)
+        self._port: int | None = None
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop_event: asyncio.Event | None = None
+
+    @property
+    def port(self) -> int:
+        """The bound TCP port (after `start`)."""
+        if self._port is None:
+            raise RuntimeError("the simulator is not running; call start() first")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """Base URL without ``/v1``, e.g. ``http://127.0.0.1:54321`` (after `start`)."""
+        return f"http://{self.config.host}:{self.port}"
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """A snapshot of the chat completion requests received, in arrival order."""
+        with self._state.lock:
+            return list(self._state.records)
+
+    def start(self) -> None:
+        """Start serving in a daemon thread; return once the port is listening."""
+        if self._thread is not None:
+            raise RuntimeError("the simulator is already running")
+        ready = threading.Event()
+        failure: list[BaseException] = []
+        self._thread = threading.Thread(
+            target=self._run, args=(ready, failure), name="judge-simulator", daemon=True
+        )
+        self._thread.start()
+        ready.wait()
+        if failure:
+            self._thread.join()
+            self._thread = None
+            raise failure[0]
+
+    def _run(self, ready: threading.Event, failure: list[BaseException]) -> None:
+        try:
+            # asyncio.run cancels leftovers and closes the loop: no warnings at stop().
+            asyncio.run(self._serve(ready))
+        except BaseException as exc:  # handed to start() in the caller's thread
+            failure.append(exc)
+            ready.set()
+
+    async def _serve(self, ready: threading.Event) -> None:
+        runner, port = await _start_runner(self._state)
+        self._loop, self._stop_event = asyncio.get_running_loop(), asyncio.Event()
+        self._port = port
+        ready.set()
+        try:
+            await self._stop_event.wait()
+        finally:
+            await runner.cleanup()
+
+    def stop(self) -> None:
+        """Stop serving and wait for the thread to finish; safe to call twice."""
+        thread, loop, stop_event = self._thread, self._loop, self._stop_event
+        if thread is None or loop is None or stop_event is None:
+            return
+        loop.call_soon_threadsafe(stop_event.set)
+        thread.join()
+        self._thread, self._loop, self._stop_event, self._port = None, None, None, None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def enqueue(self, content: str) -> None:
+        """Make the next scripted chat completion reply (HTTP 200) with exactly ``content``."""
+        self._push([_Action(content=content)])
+
+    def fail_next(
+        self,
+        status: int,
+        *,
+        retry_after: float | None = None,
+        count: int = 1,
+        body: str | None = None,
+    ) -> None:
+        """Answer the next ``count`` scripted requests with HTTP ``status``.
+
+        Args:
+            status: The HTTP status, 400..599.
+            retry_after: Seconds for a ``Retry-After`` header (sent as "1" or "0.5").
+            count: How many requests fail.
+            body: The response body; by default an OpenAI-shaped JSON error.
+        """
+        if not 400 <= status <= 599:
+            raise ValueError(f"fail_next needs an error status (400..599), got {status}")
+        action = _Action(status, body=body, retry_after=retry_after)
+        self._push([action] * count)
+
+    def drop_next(self, count: int = 1) -> None:
+        """Close the connection of the next ``count`` scripted requests without a reply."""
+        self._push([_Action(_DROPPED)] * count)
+
+    def reset(self) -> None:
+        """Forget the script, the recorded requests and the rpm window.
+
+        Tests share one server per session and call this between tests.
+        """
+        self._state.clear()
+
+    def _push(self, actions: list[_Action]) -> None:
+        with self._state.lock:
+            self._state.script.extend(actions)

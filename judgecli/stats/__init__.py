@@ -1,0 +1,1 @@
+"""Pure statistics: intervals, scores, pairwise win rates, agreement (no I/O)."""

@@ -1,0 +1,126 @@
+"""The store: the only module that writes files.
+
+A run directory holds results.jsonl (appended and flushed a line at a time, so a crash
+loses at most the line being written), run.json, summary.json and report.md (each
+written whole to a temporary file and renamed, so a reader never sees half a file).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import ValidationError
+
+from judgecli.errors import InputError
+from judgecli.result import CaseResult
+
+RESULTS = "results.jsonl"
+SUMMARY = "summary.json"
+REPORT_MD = "report.md"
+RUN_INFO = "run.json"
+
+
+def default_run_dir(command: str, rubric_name: str, *, now: datetime | None = None) -> Path:
+    """runs/<UTC time>-<command>-<rubric>, sortable by time."""
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    return Path("runs") / f"{stamp}-{command}-{rubric_name}"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a whole file via a temporary sibling and rename (atomic on POSIX)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    tmp.replace(path)
+
+
+def to_json(obj: Any) -> str:
+    """Stable, readable JSON for the run's files."""
+    return json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+class RunStore:
+    """An open run directory."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._results: IO[str] | None = None
+
+    @classmethod
+    def create(cls, path: Path) -> RunStore:
+        """Create a run directory; refuse one that already holds results."""
+        results = path / RESULTS
+        if results.exists() and results.stat().st_size > 0:
+            raise InputError(
+                f"{path} already holds a run ({RESULTS} is not empty)",
+                hint="choose another --out directory",
+            )
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise InputError(f"cannot create run directory {path}: {err.strerror}") from None
+        store = cls(path)
+        store._results = results.open("a", encoding="utf-8")
+        return store
+
+    def append_result(self, result: CaseResult) -> None:
+        """Append one case line and flush it to the OS (survives a crash of this process)."""
+        assert self._results is not None, "store not opened for writing"
+        self._results.write(result.model_dump_json(exclude_none=True) + "\n")
+        self._results.flush()
+
+    def close(self) -> None:
+        """Flush results to disk."""
+        if self._results is not None:
+            os.fsync(self._results.fileno())
+            self._results.close()
+            self._results = None
+
+    def write_json(self, name: str, obj: Any) -> Path:
+        """Write run.json / summary.json atomically."""
+        target = self.path / name
+        write_atomic(target, to_json(obj))
+        return target
+
+    def write_text(self, name: str, text: str) -> Path:
+        """Write a report atomically."""
+        target = self.path / name
+        write_atomic(target, text)
+        return target
+
+
+def read_results(path: Path) -> Iterator[CaseResult]:
+    """Stream a results.jsonl; a torn last line (a crash mid-write) is skipped."""
+    with path.open("r", encoding="utf-8") as handle:
+        pending: str | None = None
+        for line in handle:
+            if pending is not None:
+                yield parse_result_line(path, pending)
+            pending = line if line.strip() else None
+        if pending is not None:
+            try:
+                yield parse_result_line(path, pending)
+            except InputError:
+                if pending.endswith("\n"):
+                    raise
+
+
+def parse_result_line(path: Path, line: str) -> CaseResult:
+    """One results.jsonl line as a CaseResult."""
+    try:
+        return CaseResult.model_validate_json(line)
+    except ValidationError as err:
+        raise InputError(f"{path}: not a judge results line: {err.errors()[0]['msg']}") from None
+
+
+def append_text(path: Path, text: str) -> None:
+    """Append to a file owned by someone else (e.g. $GITHUB_STEP_SUMMARY)."""
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text)

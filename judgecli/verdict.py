@@ -1,0 +1,152 @@
+"""Verdicts: parse and validate a judge's reply. Pure, no I/O.
+
+A reply either yields a `Verdict` that fits the rubric exactly or raises `VerdictError`
+carrying the reason and the raw text. Nothing is ever guessed: no default score, no
+"probably A", no regex for a digit somewhere in prose.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from judgecli.rubric import Rubric, RubricKind
+
+
+class Position(StrEnum):
+    """Which slot a pairwise judge preferred, as shown to it."""
+
+    A = "A"
+    B = "B"
+    TIE = "tie"
+
+
+class Verdict(BaseModel):
+    """One judge's validated answer for one prompt."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reasoning: str
+    score: float | None = None
+    """Pointwise: the score (weighted mean of criteria when the rubric has criteria)."""
+    criteria: dict[str, float] = Field(default_factory=dict)
+    choice: str | None = None
+    """Binary: the chosen label, spelled as in the rubric."""
+    winner: Position | None = None
+    """Pairwise: the slot the judge preferred."""
+    confidence: float | None = None
+    feedback: str | None = None
+
+
+class VerdictError(Exception):
+    """A reply that is not a valid verdict; keeps the raw text for the results file."""
+
+    def __init__(self, reason: str, raw: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.raw = raw
+
+
+FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
+
+
+def extract_json(text: str) -> dict[str, Any] | None:
+    """The JSON object in a reply: the whole text, else the last fenced block that parses,
+    else the last `{...}` object after prose. The last one wins because a judge may quote
+    an example object before giving its own.
+    """
+    stripped = text.strip()
+    try:
+        whole = json.loads(stripped)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict):
+        return whole
+    for block in reversed(FENCE.findall(text)):
+        try:
+            obj = json.loads(block)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            return obj
+    decoder = json.JSONDecoder()
+    found: dict[str, Any] | None = None
+    index = text.find("{")
+    while index != -1:
+        try:
+            obj, end = decoder.raw_decode(text, index)
+        except json.JSONDecodeError:
+            index = text.find("{", index + 1)
+            continue
+        if isinstance(obj, dict):
+            found = obj
+        index = text.find("{", end)
+    return found
+
+
+def parse_verdict(text: str, rubric: Rubric) -> Verdict:
+    """Validate a judge reply against the rubric's verdict schema."""
+    obj = extract_json(text)
+    if obj is None:
+        raise VerdictError("no JSON object in the reply", text)
+    reasoning = obj.get("reasoning")
+    if not isinstance(reasoning, str):
+        raise VerdictError('"reasoning" is missing or not a string', text)
+    fields: dict[str, Any] = {"reasoning": reasoning}
+    if rubric.kind is RubricKind.POINTWISE:
+        fields |= _score_fields(obj, rubric, text)
+    elif rubric.kind is RubricKind.BINARY:
+        fields["choice"] = _choice(obj.get("choice"), rubric.choices or [], "choice", text)
+    else:
+        winner = _choice(obj.get("winner"), ["A", "B", "tie"], "winner", text)
+        fields["winner"] = Position(winner)
+    if rubric.confidence:
+        fields["confidence"] = _number(obj.get("confidence"), 0.0, 1.0, "confidence", text)
+    if rubric.feedback:
+        feedback = obj.get("feedback")
+        if not isinstance(feedback, str):
+            raise VerdictError('"feedback" is missing or not a string', text)
+        fields["feedback"] = feedback
+    return Verdict(**fields)
+
+
+def _score_fields(obj: dict[str, Any], rubric: Rubric, raw: str) -> dict[str, Any]:
+    assert rubric.scale is not None
+    lo, hi, integer = rubric.scale.min, rubric.scale.max, rubric.scale.integer
+    if not rubric.criteria:
+        return {"score": _number(obj.get("score"), lo, hi, "score", raw, integer=integer)}
+    given = obj.get("criteria")
+    if not isinstance(given, dict):
+        raise VerdictError('"criteria" is missing or not an object', raw)
+    scores = {
+        name: _number(given.get(name), lo, hi, f"criteria.{name}", raw, integer=integer)
+        for name in rubric.weights
+    }
+    overall = math.fsum(scores[name] * weight for name, weight in rubric.weights.items())
+    return {"criteria": scores, "score": overall}
+
+
+def _number(
+    value: Any, lo: float, hi: float, name: str, raw: str, *, integer: bool = False
+) -> float:
+    # bool is an int subclass; `true` is not a score.
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise VerdictError(f'"{name}" is missing or not a number', raw)
+    if integer and not float(value).is_integer():
+        raise VerdictError(f'"{name}" must be a whole number, got {value}', raw)
+    if not lo <= value <= hi:
+        raise VerdictError(f'"{name}" = {value} is outside {lo:g}..{hi:g}', raw)
+    return float(value)
+
+
+def _choice(value: Any, allowed: list[str], name: str, raw: str) -> str:
+    if isinstance(value, str):
+        for option in allowed:
+            if value.strip().casefold() == option.casefold():
+                return option
+    raise VerdictError(f'"{name}" must be one of {allowed}, got {value!r}', raw)

@@ -1,0 +1,97 @@
+"""Shared fixtures: a clean environment for every test, and small rubrics and datasets."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from judgecli.rubric import Rubric, parse_rubric
+
+DATA = Path(__file__).parent / "data"
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture(autouse=True)
+def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No JUDGE_* settings, provider keys or proxies leak in from the developer's shell
+    (httpx's clean_environ); LiteLLM stays offline; runs land in a temporary directory."""
+    for name in list(os.environ):
+        if (
+            name.startswith("JUDGE_")
+            or name.endswith("_API_KEY")
+            or name.lower() in {"http_proxy", "https_proxy", "all_proxy", "no_proxy"}
+        ):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    monkeypatch.setenv("LITELLM_MODE", "PRODUCTION")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.chdir(tmp_path)
+
+
+POINTWISE_YAML = """\
+name: tiny
+version: 3
+kind: pointwise
+description: test rubric
+scale: {min: 1, max: 4}
+pass_at: 3
+requires: [input, output]
+prompt:
+  system: You grade answers.
+  user: |
+    Question: {input}
+    Answer: {output}
+"""
+
+BINARY_YAML = """\
+name: tiny-binary
+kind: binary
+choices: [YES, NO]
+requires: [input, output]
+prompt:
+  user: "Q: {input} A: {output}"
+"""
+
+CRITERIA_YAML = """\
+name: tiny-criteria
+kind: pointwise
+scale: {min: 1, max: 5}
+pass_at: 3
+criteria:
+  - {name: accuracy, weight: 3, description: "Is it right?"}
+  - {name: clarity, weight: 1}
+prompt:
+  user: "Q: {input} A: {output}"
+"""
+
+
+@pytest.fixture
+def pointwise_rubric() -> Rubric:
+    return parse_rubric(POINTWISE_YAML, source="tiny.yaml")
+
+
+@pytest.fixture
+def binary_rubric() -> Rubric:
+    return parse_rubric(BINARY_YAML, source="tiny-binary.yaml")
+
+
+@pytest.fixture
+def criteria_rubric() -> Rubric:
+    return parse_rubric(CRITERIA_YAML, source="tiny-criteria.yaml")
+
+
+@pytest.fixture
+def write(tmp_path: Path):
+    """write("name.jsonl", text) -> path, in the test's temporary directory."""
+
+    def _write(name: str, text: str | bytes) -> Path:
+        path = tmp_path / name
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+        return path
+
+    return _write

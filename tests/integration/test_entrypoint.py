@@ -1,0 +1,62 @@
+"""The installed entry points, in real subprocesses (typer's own tutorial-test pattern)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.integration.conftest import DATA
+
+
+def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=120,
+        env={**os.environ, **(env or {})},
+    )  # fmt: skip
+
+
+def test_help_does_not_import_litellm():
+    code = (
+        "import sys\n"
+        "from judgecli.cli import app\n"
+        "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print('litellm' in sys.modules, 'scipy' in sys.modules)\n"
+    )
+    result = run("-c", code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "False False"
+
+
+def test_python_dash_m_shows_help_and_version():
+    assert "score" in run("-m", "judgecli", "--help").stdout
+    version = run("-m", "judgecli", "--version")
+    assert version.returncode == 0
+    assert version.stdout.startswith("judge ")
+
+
+def test_a_real_run_in_a_subprocess(judge_server, tmp_path):
+    result = run(
+        "-m", "judgecli", "score", str(DATA / "three_cases.jsonl"), "--rubric", "helpfulness",
+        "--model", "openai/sim", "--api-base", f"{judge_server.url}/v1",
+        "--out", str(tmp_path / "run"), "--json",
+        env={"OPENAI_API_KEY": "sk-test-dummy"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["n_ok"] == 3
+    assert len(judge_server.requests) == 3
+    assert (tmp_path / "run" / "report.md").exists()
+
+
+def test_a_keyless_local_server_works_without_openai_api_key(judge_server, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    result = subprocess.run(
+        [sys.executable, "-m", "judgecli", "score", str(DATA / "three_cases.jsonl"),
+         "--rubric", "helpfulness", "--model", "openai/sim", "--api-base",
+         f"{judge_server.url}/v1", "--out", str(tmp_path / "run"), "--json", "--limit", "1"],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["n_ok"] == 1
+    assert "authorization" in judge_server.requests[0].headers

@@ -1,0 +1,41 @@
+"""A JudgeClient that answers from a script: the seam the runner tests fake (llm's MockModel)."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+
+from judgecli.judge import JudgeCallError, JudgeReply, JudgeRequest
+
+
+class ScriptedJudge:
+    """Replies in order from `enqueue`d texts or errors, or from a callable; records history."""
+
+    def __init__(
+        self, respond: Callable[[JudgeRequest], str] | None = None, *, schema: bool = True
+    ) -> None:
+        self._queue: deque[str | JudgeCallError] = deque()
+        self._respond = respond
+        self._schema = schema
+        self.history: list[JudgeRequest] = []
+
+    def enqueue(self, *replies: str | JudgeCallError) -> ScriptedJudge:
+        self._queue.extend(replies)
+        return self
+
+    def accepts_schema(self, model: str) -> bool:
+        return self._schema
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        self.history.append(request)
+        if self._queue:
+            reply = self._queue.popleft()
+        elif self._respond is not None:
+            reply = self._respond(request)
+        else:
+            raise AssertionError("ScriptedJudge ran out of replies")
+        if isinstance(reply, JudgeCallError):
+            raise reply
+        return JudgeReply(
+            text=reply, prompt_tokens=10, completion_tokens=5, cost_usd=0.001, latency_s=0.01
+        )

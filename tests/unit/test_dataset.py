@@ -1,0 +1,151 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from judgecli.dataset import iter_cases, parse_field_map, scan_dataset
+from judgecli.errors import DatasetError
+
+REQ = ["input", "output"]
+
+
+def lines(*objs) -> str:
+    return "".join(json.dumps(o) + "\n" for o in objs)
+
+
+def cases_of(path, **kw):
+    scan = scan_dataset(path, requires=REQ, **kw)
+    return scan, list(iter_cases(scan, requires=REQ, field_map=kw.get("field_map")))
+
+
+def test_cases_stream_with_unknown_keys_kept_as_metadata(write):
+    path = write("d.jsonl", lines({"id": "a", "input": "q", "output": "x", "model": "m1"}))
+    _, cases = cases_of(path)
+    assert cases[0].id == "a"
+    assert cases[0].metadata == {"model": "m1"}
+    assert cases[0].line == 1
+
+
+def test_blank_lines_bom_and_crlf_are_tolerated(write):
+    raw = b"\xef\xbb\xbf" + b'{"id": 1, "input": "q", "output": "x"}\r\n\r\n'
+    raw += b'{"id": 2, "input": "q", "output": "y"}\r\n'
+    _, cases = cases_of(write("d.jsonl", raw))
+    assert [c.id for c in cases] == ["1", "2"]
+    assert [c.line for c in cases] == [1, 3]
+
+
+def test_field_map_reads_another_column(write):
+    path = write("d.jsonl", lines({"id": "a", "question": "q", "answer": "x"}))
+    fm = parse_field_map(["input=question", "output=answer"])
+    _, cases = cases_of(path, field_map=fm)
+    assert (cases[0].input, cases[0].output) == ("q", "x")
+
+
+def test_missing_id_is_derived_from_the_line_with_a_warning(write):
+    path = write("d.jsonl", lines({"input": "q", "output": "x"}))
+    scan, cases = cases_of(path)
+    assert cases[0].id == "line-1"
+    assert "without an id" in scan.warnings[0]
+
+
+def test_context_string_becomes_a_list_and_renders_numbered(write):
+    path = write("d.jsonl", lines({"id": "a", "input": "q", "output": "x", "context": "doc"}))
+    _, cases = cases_of(path)
+    assert cases[0].context == ["doc"]
+    assert cases[0].field_text("context") == "[1] doc"
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        pytest.param(b'{"id": "a", "input": "q"\n', "d.jsonl:1: invalid JSON", id="bad-json"),
+        pytest.param(b'[1, 2]\n', "d.jsonl:1: expected a JSON object", id="not-object"),
+        pytest.param(
+            b'{"id": "a", "input": "q", "output": "x"}\n{"id": "b", "input": "q"}\n',
+            'd.jsonl:2: missing required field "output"', id="missing-field",
+        ),
+        pytest.param(
+            b'{"id": "a", "input": "q", "output": 5}\n', 'd.jsonl:1: "output" must be a string',
+            id="wrong-type",
+        ),
+        pytest.param(
+            b'{"id": "a", "input": "q", "output": "x"}\n{"id": "a", "input": "q", "output": "y"}\n',
+            "d.jsonl:2: duplicate id 'a' (first on line 1)", id="duplicate-id",
+        ),
+        pytest.param(b"", "d.jsonl: no cases (the file is empty)", id="empty-file"),
+        pytest.param(b"\n\n", "d.jsonl: no cases", id="only-blank-lines"),
+        pytest.param(
+            b'{"id": "a", "input": "caf\xe9", "output": "x"}\n',
+            "d.jsonl:1: not UTF-8",
+            id="latin-1",
+        ),
+        pytest.param(
+            b'{"id": true, "input": "q", "output": "x"}\n', '"id" must be a string or integer',
+            id="bool-id",
+        ),
+        pytest.param(
+            b'{"id": "a", "input": "q", "output": "x", "context": [1]}\n',
+            '"context" must be a string or a list of strings', id="bad-context",
+        ),
+    ],
+)  # fmt: skip
+def test_bad_dataset_line_is_reported_with_file_and_line(write, content, expected):
+    path = write("d.jsonl", content)
+    with pytest.raises(DatasetError) as caught:
+        scan_dataset(path, requires=REQ)
+    assert caught.value.message.endswith(expected) or expected in caught.value.message
+    assert str(path.name) in caught.value.message
+
+
+def test_missing_field_hint_names_the_field_flag(write):
+    path = write("d.jsonl", lines({"id": "a", "input": "q", "answer": "x"}))
+    with pytest.raises(DatasetError) as caught:
+        scan_dataset(path, requires=REQ)
+    assert "--field output=COLUMN" in caught.value.hint
+
+
+def test_missing_file_is_a_dataset_error(tmp_path):
+    with pytest.raises(DatasetError, match="no such file"):
+        scan_dataset(tmp_path / "nope.jsonl", requires=REQ)
+
+
+def test_limit_keeps_the_first_cases(write):
+    path = write("d.jsonl", lines(*({"id": i, "input": "q", "output": "x"} for i in range(10))))
+    scan, cases = cases_of(path, limit=3)
+    assert [c.id for c in cases] == ["0", "1", "2"]
+    assert scan.total == 10
+
+
+def test_sample_is_seeded_uniform_and_in_file_order(write):
+    path = write("d.jsonl", lines(*({"id": i, "input": "q", "output": "x"} for i in range(100))))
+    _, first = cases_of(path, sample=10, seed=7)
+    _, again = cases_of(path, sample=10, seed=7)
+    _, other = cases_of(path, sample=10, seed=8)
+    ids = [int(c.id) for c in first]
+    assert ids == [int(c.id) for c in again]
+    assert ids != [int(c.id) for c in other]
+    assert ids == sorted(ids)
+    assert len(set(ids)) == 10
+
+
+def test_sample_larger_than_the_file_takes_every_case(write):
+    path = write("d.jsonl", lines(*({"id": i, "input": "q", "output": "x"} for i in range(5))))
+    _, cases = cases_of(path, sample=50)
+    assert len(cases) == 5
+
+
+def test_every_case_is_eligible_for_the_sample(write):
+    # Reservoir sampling must reach the last lines too, not only the first `sample`.
+    path = write("d.jsonl", lines(*({"id": i, "input": "q", "output": "x"} for i in range(20))))
+    seen = set()
+    for seed in range(60):
+        _, cases = cases_of(path, sample=2, seed=seed)
+        seen |= {int(c.id) for c in cases}
+    assert seen == set(range(20))
+
+
+@pytest.mark.parametrize("bad", ["output", "output=", "=answer", "colour=answer"])
+def test_bad_field_mapping_is_rejected(bad):
+    with pytest.raises(DatasetError):
+        parse_field_map([bad])

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import pytest
+
+from judgecli.errors import RubricError
+from judgecli.rubric import RubricKind, find_rubric, library, load_rubric, parse_rubric
+from tests.conftest import CRITERIA_YAML, POINTWISE_YAML
+
+
+def test_pointwise_rubric_loads_with_scale_and_pass_mark(pointwise_rubric):
+    assert pointwise_rubric.kind is RubricKind.POINTWISE
+    assert (pointwise_rubric.scale.min, pointwise_rubric.scale.max) == (1, 4)
+    assert pointwise_rubric.pass_at == 3
+
+
+def test_criterion_weights_are_normalised_to_sum_one(criteria_rubric):
+    assert criteria_rubric.weights == {"accuracy": 0.75, "clarity": 0.25}
+
+
+def test_binary_rubric_passes_on_its_first_choice_by_default(binary_rubric):
+    assert binary_rubric.passing_choice == "YES"
+
+
+def test_content_hash_ignores_formatting_and_comments():
+    reformatted = "# a comment\n" + POINTWISE_YAML.replace("version: 3", "version:    3")
+    a = parse_rubric(POINTWISE_YAML, source="a")
+    b = parse_rubric(reformatted, source="b")
+    assert a.content_hash == b.content_hash
+    assert a.content_hash.startswith("sha256:")
+
+
+def test_content_hash_changes_when_the_prompt_changes():
+    a = parse_rubric(POINTWISE_YAML, source="a")
+    b = parse_rubric(POINTWISE_YAML.replace("You grade answers.", "Grade."), source="b")
+    assert a.content_hash != b.content_hash
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "expected"),
+    [
+        pytest.param(
+            POINTWISE_YAML.replace("scale: {min: 1, max: 4}", "scale: {min: 4, max: 1}"),
+            "r.yaml:5: scale: scale.max must be greater than scale.min",
+            id="reversed-scale-names-line-5",
+        ),
+        pytest.param(
+            POINTWISE_YAML + "colour: blue\n",
+            "r.yaml:13: colour: unknown key",
+            id="unknown-key-is-an-error-with-its-line",
+        ),
+        pytest.param(
+            POINTWISE_YAML.replace("pass_at: 3", "pass_at: 7"),
+            "pass_at must lie within the scale",
+            id="pass-mark-outside-scale",
+        ),
+        pytest.param(
+            POINTWISE_YAML.replace("Answer: {output}", "Answer: {output} Ref: {reference}"),
+            "prompt.user uses {reference}, which is not in requires",
+            id="template-field-not-required",
+        ),
+        pytest.param(
+            POINTWISE_YAML.replace("kind: pointwise", "kind: ranking"),
+            "r.yaml:3: kind: Input should be 'pointwise', 'binary' or 'pairwise'",
+            id="unknown-kind",
+        ),
+        pytest.param(
+            "- just\n- a list\n", "r.yaml: a rubric must be a YAML mapping", id="not-mapping"
+        ),
+        pytest.param("name: [unclosed\n", "r.yaml:2: invalid YAML", id="broken-yaml"),
+        pytest.param(
+            "a: &x [1, 2]\nb: [*x, *x]\n", "r.yaml:2: invalid YAML: YAML aliases", id="alias-bomb"
+        ),
+        pytest.param(
+            CRITERIA_YAML.replace("name: clarity", "name: accuracy"),
+            "criteria names must be unique",
+            id="duplicate-criteria",
+        ),
+        pytest.param(
+            "name: b\nkind: binary\nchoices: [YES]\nprompt: {user: '{input}'}\n",
+            "a binary rubric needs choices",
+            id="binary-needs-two-choices",
+        ),
+    ],
+)
+def test_invalid_rubric_is_one_clear_error(yaml_text, expected):
+    with pytest.raises(RubricError) as caught:
+        parse_rubric(yaml_text, source="r.yaml")
+    assert expected in caught.value.message
+
+
+def test_missing_rubric_file_names_the_path_and_a_hint(tmp_path):
+    with pytest.raises(RubricError) as caught:
+        load_rubric(tmp_path / "nope.yaml")
+    assert "no such rubric file" in caught.value.message
+    assert caught.value.hint
+
+
+def test_bundled_rubrics_are_found_by_name_and_all_valid():
+    assert find_rubric("helpfulness").name == "helpfulness.yaml"
+    assert library(), "the rubric library is empty"
+    for path in library():
+        assert load_rubric(path).name == path.stem
+
+
+def test_unknown_rubric_name_is_an_error():
+    with pytest.raises(RubricError, match="no rubric file or bundled rubric"):
+        find_rubric("no-such-rubric")

@@ -1,0 +1,160 @@
+from math import sqrt
+
+import numpy as np
+import pytest
+
+from judgecli.stats.intervals import normal_quantile
+from judgecli.stats.pairwise import (
+    cases_needed,
+    consistency_rate,
+    first_position_rate,
+    length_preference,
+    mean_length,
+    resampled_win_rates,
+    win_rate,
+    win_rate_bootstrap_interval,
+    win_rate_no_ties,
+)
+
+OUTCOMES = [1.0] * 60 + [0.5] * 20 + [0.0] * 40  # 60 wins, 20 ties, 40 losses
+
+
+@pytest.mark.parametrize(
+    ("wins", "losses", "ties", "expected"),
+    [
+        pytest.param(6, 2, 2, 0.7, id="ties-count-half"),
+        pytest.param(0, 0, 4, 0.5, id="all-ties-is-even"),
+        pytest.param(3, 0, 0, 1.0, id="all-wins"),
+        pytest.param(0, 0, 0, None, id="no-cases-is-undefined"),
+    ],
+)
+def test_win_rate_counts_ties_as_half_a_win(wins, losses, ties, expected):
+    assert win_rate(wins, losses, ties) == expected
+
+
+@pytest.mark.parametrize(
+    ("wins", "losses", "expected"),
+    [
+        pytest.param(6, 2, 0.75, id="decided-cases-only"),
+        pytest.param(0, 5, 0.0, id="all-losses"),
+        pytest.param(0, 0, None, id="nothing-decided-is-undefined"),
+    ],
+)
+def test_win_rate_without_ties_uses_decided_cases(wins, losses, expected):
+    assert win_rate_no_ties(wins, losses) == expected
+
+
+def test_win_rate_bootstrap_interval_is_pinned_for_seed_zero():
+    # Computed once with this implementation (numpy default_rng PCG64, seed 0).
+    low, high = win_rate_bootstrap_interval(OUTCOMES, seed=0)
+    assert (low, high) == pytest.approx((0.5041666666666667, 0.6625), rel=1e-12)
+    assert type(low) is float
+    assert type(high) is float
+
+
+def test_win_rate_bootstrap_interval_contains_the_win_rate():
+    low, high = win_rate_bootstrap_interval(OUTCOMES)
+    assert low < win_rate(60, 40, 20) < high
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "expected"),
+    [
+        pytest.param([], (None, None), id="no-cases-is-undefined"),
+        pytest.param([1.0, 1.0, 1.0], (1.0, 1.0), id="all-wins-has-no-spread"),
+        pytest.param([0.5, 0.5], (0.5, 0.5), id="all-ties-has-no-spread"),
+    ],
+)
+def test_win_rate_bootstrap_interval_edge_cases(outcomes, expected):
+    assert win_rate_bootstrap_interval(outcomes) == expected
+
+
+def test_win_rate_bootstrap_interval_rejects_outcomes_other_than_win_tie_loss():
+    with pytest.raises(ValueError, match="0.7"):
+        win_rate_bootstrap_interval([1.0, 0.7, 0.0])
+
+
+def test_win_rate_bootstrap_cost_does_not_grow_with_the_number_of_cases():
+    outcomes = np.tile([1.0, 0.5, 0.0, 1.0], 250_000)  # a million cases
+    low, high = win_rate_bootstrap_interval(outcomes, resamples=2000)
+    assert low < 0.625 < high
+    assert high - low < 0.002
+
+
+def test_multinomial_counts_resample_the_same_distribution_as_resampling_cases():
+    """Drawing (wins, ties, losses) ~ Multinomial(n, shares) is case resampling in disguise."""
+    from scipy.stats import ks_2samp
+
+    outcomes = np.array(OUTCOMES)
+    by_counts = resampled_win_rates(60, 20, 40, resamples=5000, rng=np.random.default_rng(1))
+    rng = np.random.default_rng(2)
+    by_cases = outcomes[rng.integers(0, outcomes.size, size=(5000, outcomes.size))].mean(axis=1)
+    assert not np.array_equal(by_counts, by_cases)  # same distribution, not the same numbers
+    assert ks_2samp(by_counts, by_cases).pvalue > 0.01
+    assert by_counts.mean() == pytest.approx(by_cases.mean(), abs=0.002)
+    assert by_counts.std() == pytest.approx(by_cases.std(), rel=0.05)
+    # Both are close to the analytic standard error of a mean of n outcomes.
+    analytic = outcomes.std() / sqrt(outcomes.size)
+    assert by_counts.std() == pytest.approx(analytic, rel=0.05)
+
+
+@pytest.mark.parametrize(
+    ("function", "flags", "expected"),
+    [
+        pytest.param(consistency_rate, [True, True, False, True], 0.75, id="consistency"),
+        pytest.param(consistency_rate, [], None, id="consistency-of-nothing"),
+        pytest.param(first_position_rate, [True, True, True, False], 0.75, id="first-position"),
+        pytest.param(first_position_rate, [], None, id="first-position-of-nothing"),
+        pytest.param(length_preference, [False, True], 0.5, id="length-preference"),
+        pytest.param(length_preference, [], None, id="length-preference-of-nothing"),
+    ],
+)
+def test_bias_rates_are_the_share_of_true_flags(function, flags, expected):
+    assert function(flags) == expected
+
+
+@pytest.mark.parametrize(
+    ("lengths", "expected"),
+    [pytest.param([100, 300], 200.0, id="two-answers"), pytest.param([], None, id="none")],
+)
+def test_mean_length_is_the_mean(lengths, expected):
+    assert mean_length(lengths) == expected
+
+
+def test_cases_needed_for_a_60_percent_rate_to_clear_50_percent_is_93():
+    # z = 1.959964, z² = 3.841459; rate(1 − rate) = 0.6 · 0.4 = 0.24; (rate − threshold)² = 0.01.
+    # n > 3.841459 · 0.24 / 0.01 = 92.195 → n = 93.
+    # Check: n = 93: 0.6 − 1.959964 · √(0.24/93) = 0.6 − 0.099566 = 0.500434 > 0.5;
+    #        n = 92: 0.6 − 1.959964 · √(0.24/92) = 0.6 − 0.100106 = 0.499894 ≤ 0.5.
+    assert cases_needed(0.6, 0.5) == 93
+
+
+@pytest.mark.parametrize(
+    ("rate", "threshold", "confidence", "expected"),
+    [
+        # z(0.90)² = 1.644854² = 2.705543; 2.705543 · 0.24 / 0.01 = 64.93 → 65.
+        pytest.param(0.6, 0.5, 0.90, 65, id="90%-needs-fewer"),
+        # 3.841459 · 0.7 · 0.3 / 0.2² = 3.841459 · 5.25 = 20.17 → 21.
+        pytest.param(0.7, 0.5, 0.95, 21, id="larger-margin"),
+        pytest.param(1.0, 0.5, 0.95, 1, id="perfect-rate-needs-one-case"),
+        pytest.param(0.5, 0.5, 0.95, None, id="rate-at-threshold-never-clears"),
+        pytest.param(0.4, 0.5, 0.95, None, id="rate-below-threshold-never-clears"),
+    ],
+)
+def test_cases_needed_edge_cases(rate, threshold, confidence, expected):
+    assert cases_needed(rate, threshold, confidence=confidence) == expected
+
+
+def test_cases_needed_is_the_smallest_sufficient_number_on_a_grid():
+    z = normal_quantile(0.95)
+    for rate in np.linspace(0.05, 0.99, 20):
+        for threshold in np.linspace(0.0, rate - 0.01, 7):
+            n = cases_needed(float(rate), float(threshold))
+            assert n is not None
+            assert rate - z * sqrt(rate * (1 - rate) / n) > threshold
+            assert n == 1 or rate - z * sqrt(rate * (1 - rate) / (n - 1)) <= threshold
+
+
+def test_cases_needed_rejects_rates_outside_zero_and_one():
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        cases_needed(1.2, 0.5)
