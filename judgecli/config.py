@@ -8,6 +8,7 @@ value that reaches this module as "given" came from one of those two; None means
 from __future__ import annotations
 
 import os
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -178,3 +179,21 @@ def first(*values: T | None) -> T:
 def debug_enabled() -> bool:
     """JUDGE_DEBUG=1: let errors raise with a full traceback (for bug reports)."""
     return os.environ.get("JUDGE_DEBUG", "") not in ("", "0")
+
+
+def step_summary_path() -> Path | None:
+    """$GITHUB_STEP_SUMMARY: where GitHub Actions shows a job's markdown summary."""
+    value = os.environ.get("GITHUB_STEP_SUMMARY")
+    return Path(value) if value else None
+
+
+E = TypeVar("E", bound=StrEnum)
+
+
+def parse_choice(choices: type[E], value: str, flag: str) -> E:
+    """A flag's value as one of an enum's values, or a ConfigError listing them."""
+    try:
+        return choices(value.strip().lower())
+    except ValueError:
+        allowed = ", ".join(c.value for c in choices)
+        raise ConfigError(f"{flag} {value!r} is not one of: {allowed}") from None

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgecli.errors import DatasetError
 
+T = TypeVar("T")
+BOM = b"\xef\xbb\xbf"
 KNOWN_FIELDS = ("id", "input", "output", "reference", "context", "category")
 TEXT_FIELDS = ("input", "output", "reference", "category")
 
@@ -75,8 +77,10 @@ def parse_field_map(pairs: list[str]) -> dict[str, str]:
     return mapping
 
 
-def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Yield (line number, decoded text) for each non-blank line; BOM and CRLF tolerated."""
+def iter_lines(path: Path) -> Iterator[tuple[int, int, str]]:
+    """Yield (line number, byte offset, decoded text) for each non-blank line; BOM and CRLF
+    tolerated.
+    """
     try:
         handle = path.open("rb")
     except FileNotFoundError:
@@ -84,17 +88,32 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
     except OSError as err:
         raise DatasetError(path, None, f"cannot read: {err.strerror}") from None
     with handle:
+        offset = 0
         for number, raw in enumerate(handle, start=1):
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise DatasetError(
-                    path, number, f"not UTF-8 (byte {err.start + 1})", hint="save the file as UTF-8"
-                ) from None
+            start, offset = offset, offset + len(raw)
+            text = decode_line(
+                path, number, raw[3:] if number == 1 and raw.startswith(BOM) else raw
+            )
             if text.strip():
-                yield number, text
+                yield number, start, text
+
+
+def decode_line(path: Path, number: int, raw: bytes) -> str:
+    """A line's bytes as text, or a DatasetError naming the line."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise DatasetError(
+            path, number, f"not UTF-8 (byte {err.start + 1})", hint="save the file as UTF-8"
+        ) from None
+
+
+def read_line_at(path: Path, number: int, offset: int) -> str:
+    """The text of line `number`, which starts at byte `offset` (found by an earlier scan)."""
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        raw = handle.readline()
+    return decode_line(path, number, raw[3:] if number == 1 and raw.startswith(BOM) else raw)
 
 
 def parse_case(
@@ -142,6 +161,39 @@ def parse_case(
     return Case(id=str(case_id), metadata=obj, line=number, **values)
 
 
+class Selector(Generic[T]):
+    """Keeps the items --sample/--limit choose, in bounded memory.
+
+    `--sample N` draws N items uniformly (reservoir sampling, seeded: the same seed picks
+    the same items); `--limit N` then keeps the first N of what is left, in file order.
+    """
+
+    def __init__(self, *, limit: int | None, sample: int | None, seed: int) -> None:
+        self._limit = limit
+        self._sample = sample
+        self._rng = random.Random(seed)
+        self._seen = 0
+        self._chosen: list[T] = []
+
+    def offer(self, item: T) -> None:
+        """Consider one more item (items arrive in file order)."""
+        self._seen += 1
+        if self._sample is None:
+            if self._limit is None or len(self._chosen) < self._limit:
+                self._chosen.append(item)
+        elif len(self._chosen) < self._sample:
+            self._chosen.append(item)
+        else:
+            slot = self._rng.randrange(self._seen)
+            if slot < self._sample:
+                self._chosen[slot] = item
+
+    def chosen(self, key: Callable[[T], int]) -> list[T]:
+        """The chosen items in file order (`key` gives an item's position)."""
+        ordered = sorted(self._chosen, key=key)
+        return ordered[: self._limit] if self._limit is not None else ordered
+
+
 def scan_dataset(
     path: Path,
     *,
@@ -151,45 +203,36 @@ def scan_dataset(
     sample: int | None = None,
     seed: int = 0,
 ) -> DatasetScan:
-    """Validate every line of `path` and choose the cases to judge.
-
-    `--sample N` draws N cases uniformly (reservoir sampling, seeded, so the same seed picks
-    the same cases); `--limit N` then keeps the first N of what is left.
-    """
+    """Validate every line of `path` and choose the cases to judge (see Selector)."""
     field_map = field_map or {}
     first_line: dict[str, int] = {}
-    warnings: list[str] = []
-    rng = random.Random(seed)
-    chosen: list[int] = []
-    total = 0
+    selector: Selector[int] = Selector(limit=limit, sample=sample, seed=seed)
     derived = 0
-    for number, text in iter_lines(path):
+    for number, _, text in iter_lines(path):
         case = parse_case(path, number, text, field_map=field_map, requires=requires)
-        if case.id in first_line:
-            raise DatasetError(
-                path,
-                number,
-                f"duplicate id {case.id!r} (first on line {first_line[case.id]})",
-                hint="ids must be unique within a file",
-            )
-        first_line[case.id] = number
+        check_unique(path, case, first_line)
         derived += case.id == f"line-{number}" and "id" not in field_map
-        total += 1
-        if sample is None:
-            if limit is None or len(chosen) < limit:
-                chosen.append(number)
-        elif len(chosen) < sample:
-            chosen.append(number)
-        else:
-            slot = rng.randrange(total)
-            if slot < sample:
-                chosen[slot] = number
-    if total == 0:
+        selector.offer(number)
+    if not first_line:
         raise DatasetError(path, None, "no cases (the file is empty)")
-    if derived:
-        warnings.append(f"{path}: {derived} case(s) without an id; using line-<number> as id")
-    lines = sorted(chosen)[:limit] if limit is not None else sorted(chosen)
-    return DatasetScan(path=path, lines=lines, total=total, warnings=warnings)
+    warnings = [f"{path}: {derived} case(s) without an id; using line-<number> as id"] * bool(
+        derived
+    )
+    return DatasetScan(
+        path=path, lines=selector.chosen(key=int), total=len(first_line), warnings=warnings
+    )
+
+
+def check_unique(path: Path, case: Case, first_line: dict[str, int]) -> None:
+    """Record the case's id, or raise on a duplicate naming both lines."""
+    if case.id in first_line:
+        raise DatasetError(
+            path,
+            case.line,
+            f"duplicate id {case.id!r} (first on line {first_line[case.id]})",
+            hint="ids must be unique within a file",
+        )
+    first_line[case.id] = case.line
 
 
 def iter_cases(
@@ -198,7 +241,7 @@ def iter_cases(
     """Stream the cases `scan` selected, in file order."""
     wanted = iter(scan.lines)
     target = next(wanted, None)
-    for number, text in iter_lines(scan.path):
+    for number, _, text in iter_lines(scan.path):
         if target is None:
             return
         if number == target:

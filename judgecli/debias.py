@@ -1,8 +1,10 @@
-"""Debiasing: combine the verdicts of a panel of judges into one case verdict. Pure.
+"""Debiasing: reconcile both orders of a pairwise judgement, and combine a panel. Pure.
 
-A panel averages away one judge's idiosyncrasies (and self-preference). Pointwise scores
-are averaged (criterion by criterion); choices go to the majority, and a split panel gives
-no choice rather than a coin flip.
+Judges prefer whatever sits in position A (or B) when unsure; asking in both orders and
+mapping the answers back cancels that: a verdict that flips with the order was the
+position talking, not the answers. A panel averages away one judge's idiosyncrasies (and
+self-preference): scores are averaged, choices and winners go to the majority, and a
+split panel gives no choice (pairwise: a tie) rather than a coin flip.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from enum import StrEnum
 
+from judgecli.result import Order, Winner
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.verdict import Verdict
+from judgecli.verdict import Position, Verdict
 
 
 @dataclass(frozen=True)
@@ -51,3 +55,52 @@ def combine_panel(rubric: Rubric, verdicts: list[Verdict]) -> PanelVerdict:
     }
     passed = None if rubric.pass_at is None else score >= rubric.pass_at
     return PanelVerdict(score=score, criteria=criteria, passed=passed)
+
+
+class FlipPolicy(StrEnum):
+    """What a judge's verdict is when its two orders disagree."""
+
+    TIE = "tie"
+    """Disagreement is a tie (MT-Bench's rule): position bias cannot manufacture a win."""
+    DROP = "drop"
+    """The judge has no verdict on that case; the case leaves the win rate."""
+    VOTE = "vote"
+    """The two orders vote: a win and a tie is a win; a win each way is a tie."""
+
+
+@dataclass(frozen=True)
+class FlipVerdict:
+    """One judge's verdict on one case after reconciling both orders."""
+
+    winner: Winner | None
+    consistent: bool
+
+
+def to_winner(position: Position, order: Order) -> Winner:
+    """Map a slot (A/B/tie) back to the answer that sat there."""
+    if position is Position.TIE:
+        return Winner.TIE
+    old_in_a = order is Order.OLD_NEW
+    return Winner.OLD if (position is Position.A) == old_in_a else Winner.NEW
+
+
+def reconcile_flip(first: Winner, second: Winner, policy: FlipPolicy) -> FlipVerdict:
+    """Combine one judge's verdicts from the two orders of a pair."""
+    if first is second:
+        return FlipVerdict(winner=first, consistent=True)
+    if policy is FlipPolicy.DROP:
+        return FlipVerdict(winner=None, consistent=False)
+    if policy is FlipPolicy.VOTE and Winner.TIE in (first, second):
+        decided = second if first is Winner.TIE else first
+        return FlipVerdict(winner=decided, consistent=False)
+    return FlipVerdict(winner=Winner.TIE, consistent=False)
+
+
+def combine_winners(winners: list[Winner]) -> Winner | None:
+    """The panel's verdict: the majority of the judges' verdicts, a tie when none has one.
+
+    None only when no judge has a verdict (every one dropped by the flip policy).
+    """
+    if not winners:
+        return None
+    return Winner(majority([w.value for w in winners]) or Winner.TIE)

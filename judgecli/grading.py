@@ -9,15 +9,24 @@ it into a different panel.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from judgecli.dataset import Case
-from judgecli.debias import combine_panel
+from judgecli.debias import (
+    FlipPolicy,
+    FlipVerdict,
+    combine_panel,
+    combine_winners,
+    reconcile_flip,
+    to_winner,
+)
 from judgecli.judge import JudgeCallError, JudgeClient, JudgeReply, JudgeRequest, Message
-from judgecli.prompt import build_messages, response_format
-from judgecli.result import CaseResult, CaseStatus, Judgement
+from judgecli.pairs import Pair
+from judgecli.prompt import build_messages, build_pair_messages, response_format
+from judgecli.result import CaseResult, CaseStatus, Judgement, Order
 from judgecli.rubric import Rubric
 from judgecli.verdict import VerdictError, parse_verdict
 
@@ -35,6 +44,10 @@ class GradingPlan:
     max_tokens: int | None
     max_retries: int
     """Re-asks after an unparseable or off-schema reply."""
+    flip: bool = True
+    """Pairwise: judge both orders (the position-bias fix); else one seeded random order."""
+    flip_policy: FlipPolicy = FlipPolicy.TIE
+    seed: int = 0
 
     @cached_property
     def response_format(self) -> dict[str, Any]:
@@ -74,7 +87,7 @@ class Spend:
         self.latency_s += reply.latency_s
         self.attempts += reply.attempts
 
-    def judgement(self, model: str, order: str | None, **outcome: Any) -> Judgement:
+    def judgement(self, model: str, order: Order | None, **outcome: Any) -> Judgement:
         """A Judgement carrying this spend and the given raw/verdict/error."""
         return Judgement(
             model=model,
@@ -95,7 +108,7 @@ async def ask_judge(
     model: str,
     messages: list[Message],
     *,
-    order: str | None = None,
+    order: Order | None = None,
 ) -> Judgement:
     """One judge's verdict on one prompt, re-asking after invalid replies."""
     request = JudgeRequest(
@@ -149,3 +162,63 @@ async def grade_pointwise(client: JudgeClient, plan: GradingPlan, case: Case) ->
         judgements=judgements,
         **common,
     )
+
+
+def single_order(case_id: str, seed: int) -> Order:
+    """Without --flip, each case gets one order drawn from (seed, id): position bias then
+    averages out over cases instead of always favouring the same side, and a re-run or
+    resume draws the same order.
+    """
+    byte = hashlib.sha256(f"{seed}:{case_id}".encode()).digest()[0]
+    return Order.OLD_NEW if byte % 2 == 0 else Order.NEW_OLD
+
+
+async def grade_pairwise(client: JudgeClient, plan: GradingPlan, pair: Pair) -> CaseResult:
+    """Compare OLD and NEW for one id: every judge, both orders, reconciled and combined."""
+    orders = [Order.OLD_NEW, Order.NEW_OLD] if plan.flip else [single_order(pair.id, plan.seed)]
+    messages = {
+        order: build_pair_messages(
+            plan.rubric, pair.old, pair.new, old_first=order is Order.OLD_NEW
+        )
+        for order in orders
+    }
+    asks = [(model, order) for model in plan.models for order in orders]
+    judgements = list(
+        await asyncio.gather(
+            *(ask_judge(client, plan, model, messages[order], order=order) for model, order in asks)
+        )
+    )
+    common = {
+        "id": pair.id,
+        "category": pair.old.category or pair.new.category,
+        "rubric_hash": plan.rubric.content_hash,
+        "lengths": {"old": len(pair.old.output or ""), "new": len(pair.new.output or "")},
+        "judgements": judgements,
+    }
+    failed = [j for j in judgements if j.verdict is None]
+    if failed:
+        error = "; ".join(f"{j.model} ({j.order}): {j.error}" for j in failed)
+        return CaseResult(status=CaseStatus.FAILED, error=error, **common)
+    verdicts = {model: reconcile_judge(plan, [j for j in judgements if j.model == model])
+                for model in plan.models}  # fmt: skip
+    decided = [v.winner for v in verdicts.values() if v.winner is not None]
+    return CaseResult(
+        status=CaseStatus.OK,
+        winner=combine_winners(decided),
+        consistent=all(v.consistent for v in verdicts.values()) if plan.flip else None,
+        judge_winners={model: v.winner for model, v in verdicts.items()},
+        **common,
+    )
+
+
+def reconcile_judge(plan: GradingPlan, judgements: list[Judgement]) -> FlipVerdict:
+    """One judge's verdict on a pair from its one or two orders."""
+    winners = []
+    for j in judgements:
+        assert j.verdict is not None
+        assert j.verdict.winner is not None
+        assert j.order is not None
+        winners.append(to_winner(j.verdict.winner, j.order))
+    if len(winners) == 1:
+        return FlipVerdict(winner=winners[0], consistent=True)
+    return reconcile_flip(winners[0], winners[1], plan.flip_policy)

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from judgecli.dataset import Case
-from judgecli.rubric import Rubric, RubricKind, template_fields
+from judgecli.rubric import PAIRWISE_FIELDS, Rubric, RubricKind, template_fields
 
 Message = dict[str, str]
 
@@ -119,7 +119,7 @@ def case_values(rubric: Rubric, case: Case) -> dict[str, str]:
     """Values for every field the rubric's templates name."""
     names = set(template_fields(rubric.prompt.system)) | set(template_fields(rubric.prompt.user))
     values = {}
-    for name in names:
+    for name in names - PAIRWISE_FIELDS:
         text = case.field_text(name)
         # Validation guarantees required fields; an optional one renders as empty.
         values[name] = text if text is not None else ""
@@ -128,7 +128,24 @@ def case_values(rubric: Rubric, case: Case) -> dict[str, str]:
 
 def build_messages(rubric: Rubric, case: Case) -> list[Message]:
     """The chat messages for grading one case with a pointwise or binary rubric."""
-    values = case_values(rubric, case)
+    return messages_from(rubric, case_values(rubric, case))
+
+
+def build_pair_messages(rubric: Rubric, old: Case, new: Case, *, old_first: bool) -> list[Message]:
+    """The chat messages for comparing two answers; `old_first` puts OLD in position A.
+
+    Shared fields (input, reference, context) come from OLD: the join checked that the
+    inputs are identical.
+    """
+    values = case_values(rubric, old)
+    first, second = (old, new) if old_first else (new, old)
+    values["output_a"] = first.output or ""
+    values["output_b"] = second.output or ""
+    return messages_from(rubric, values)
+
+
+def messages_from(rubric: Rubric, values: dict[str, str]) -> list[Message]:
+    """System and user messages from the rubric's templates and the field values."""
     system = render(rubric.prompt.system, values).strip()
     instructions = format_instructions(rubric)
     system = f"{system}\n\n{instructions}" if system else instructions

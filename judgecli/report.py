@@ -1,16 +1,29 @@
 """Reports: RunSummary → report.md text and rich tables. Returns text and renderables;
 writes nothing, prints nothing.
+
+Both renderings are built from the same `Section`s, so the terminal and the CI page never
+disagree about a number.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rich.table import Table
 
 from judgecli.stats.summary import Interval, RunSummary
 
 NA = "n/a"
+
+
+@dataclass(frozen=True)
+class Section:
+    """A titled table of a report."""
+
+    title: str
+    header: list[str]
+    rows: Sequence[tuple[str, ...]]
 
 
 def fmt(value: float | None, digits: int = 2) -> str:
@@ -31,43 +44,145 @@ def fmt_ci(ci: Interval | None, *, pct: bool = False) -> str:
     return f"[{show(ci[0])}, {show(ci[1])}]"
 
 
-def headline_rows(s: RunSummary) -> list[tuple[str, str, str]]:
-    """(measure, value, 95% CI) rows of the overall result."""
+def headline(s: RunSummary) -> str:
+    """One line: the verdict a CI page shows first."""
+    if s.command == "pairwise":
+        line = (
+            f"NEW vs OLD: win rate {fmt_pct(s.win_rate)} {fmt_ci(s.win_rate_ci, pct=True)} "
+            f"(ties count half; {s.wins} wins, {s.losses} losses, {s.ties} ties)"
+        )
+    else:
+        parts = [f"{s.n_ok} of {s.n_cases} cases graded"]
+        if s.mean is not None:
+            parts.append(f"mean {fmt(s.mean)} {fmt_ci(s.mean_ci)}")
+        if s.pass_rate is not None:
+            parts.append(f"pass rate {fmt_pct(s.pass_rate)} {fmt_ci(s.pass_rate_ci, pct=True)}")
+        line = ", ".join(parts)
+    gate = s.gate
+    if gate is None:
+        return line
+    word = "PASS" if gate["passed"] else "FAIL"
+    checks = "; ".join(
+        f"{c['metric']} {'≥' if c['minimum'] else '≤'} {c['threshold']:g} "
+        f"({c['on']}: {fmt(c['value'], 3)} {'ok' if c['passed'] else 'not met'})"
+        for c in gate["checks"]
+    )
+    return f"{word} — {line}. Gate: {checks}."
+
+
+def gate_note(s: RunSummary) -> str | None:
+    """The point estimate passes but the interval does not: say what it would take."""
+    if s.gate is None or s.gate.get("cases_needed") is None:
+        return None
+    return (
+        f"The point estimate clears the bar but the 95% interval does not: at the observed win "
+        f"rate, about {s.gate['cases_needed']} cases in all (now {s.wins or 0} + "
+        f"{s.losses or 0} + {s.ties or 0}) would put the lower bound above it."
+    )
+
+
+def score_sections(s: RunSummary) -> list[Section]:
+    """The tables of a `score` run."""
     rows = [("cases", f"{s.n_ok} ok / {s.n_failed} failed of {s.n_cases}", "")]
     if s.mean is not None:
         rows.append(("mean score", fmt(s.mean), fmt_ci(s.mean_ci)))
-    for name, c in s.criteria.items():
-        rows.append((f"  {name}", fmt(c.mean), fmt_ci(c.mean_ci)))
+    rows += [(f"  {name}", fmt(c.mean), fmt_ci(c.mean_ci)) for name, c in s.criteria.items()]
     if s.pass_rate is not None:
         rows.append(("pass rate", fmt_pct(s.pass_rate), fmt_ci(s.pass_rate_ci, pct=True)))
-    for choice, n in (s.choices or {}).items():
-        rows.append((f"choice {choice}", str(n), ""))
-    return rows
+    rows += [(f"choice {choice}", str(n), "") for choice, n in (s.choices or {}).items()]
+    sections = [Section("result", ["measure", "value", "95% CI"], rows)]
+    if s.distribution:
+        top = max(s.distribution.values()) or 1
+        sections.append(Section("score distribution", ["score", "cases", ""], [
+            (k, str(v), "█" * round(20 * v / top)) for k, v in s.distribution.items()
+        ]))  # fmt: skip
+    if s.by_category:
+        sections.append(Section("by category", ["category", "n", "mean", "95% CI", "pass rate"], [
+            (name, str(c.n), fmt(c.mean), fmt_ci(c.mean_ci),
+             f"{fmt_pct(c.pass_rate)} {fmt_ci(c.pass_rate_ci, pct=True)}")
+            for name, c in s.by_category.items()
+        ]))  # fmt: skip
+    return sections
 
 
-def usage_rows(s: RunSummary) -> list[tuple[str, str]]:
-    """(measure, value) rows of what the run cost."""
+def pairwise_sections(s: RunSummary) -> list[Section]:
+    """The tables of a `pairwise` run."""
+    rows = [
+        ("cases", f"{s.n_ok} ok / {s.n_failed} failed of {s.n_cases}", ""),
+        ("win rate of NEW (ties ½)", fmt_pct(s.win_rate), fmt_ci(s.win_rate_ci, pct=True)),
+        ("  Wilson interval", "", fmt_ci(s.win_rate_ci_wilson, pct=True)),
+        ("win rate without ties", fmt_pct(s.win_rate_no_ties), ""),
+        ("wins / losses / ties", f"{s.wins} / {s.losses} / {s.ties}", ""),
+        ("loss rate", fmt_pct(s.loss_rate), fmt_ci(s.loss_rate_ci, pct=True)),
+    ]
+    if s.dropped:
+        rows.append(("dropped (inconsistent)", str(s.dropped), ""))
+    length = s.length
+    bias = [
+        ("flip (both orders)", "yes" if s.flip else "NO — position bias not removed"),
+        ("position consistency", fmt_pct(s.consistency)),
+        ("first-position (A) preference", fmt_pct(s.first_position_rate)),
+    ]
+    if length is not None:
+        bias += [
+            ("longer answer wins", fmt_pct(length.longer_wins_rate)),
+            ("mean length winner / loser", f"{fmt(length.mean_length_winner, 0)} / "
+             f"{fmt(length.mean_length_loser, 0)} chars"),
+            ("mean length old / new", f"{fmt(length.mean_length_old, 0)} / "
+             f"{fmt(length.mean_length_new, 0)} chars"),
+        ]  # fmt: skip
+    sections = [
+        Section("result", ["measure", "value", "95% CI"], rows),
+        Section("judge biases", ["measure", "value"], bias),
+    ]
+    if s.by_category:
+        sections.append(Section("by category", ["category", "n", "win rate", "95% CI", "W/L/T"], [
+            (name, str(c.n), fmt_pct(c.win_rate), fmt_ci(c.win_rate_ci, pct=True),
+             f"{c.wins}/{c.losses}/{c.ties}")
+            for name, c in s.by_category.items()
+        ]))  # fmt: skip
+    if s.judges:
+        sections.append(Section("judges", ["judge", "win rate", "95% CI", "W/L/T", "consistency",
+                                           "A preference"], [
+            (m, fmt_pct(j.win_rate), fmt_ci(j.win_rate_ci, pct=True),
+             f"{j.wins}/{j.losses}/{j.ties}", fmt_pct(j.consistency),
+             fmt_pct(j.first_position_rate))
+            for m, j in s.judges.items()
+        ]))  # fmt: skip
+    if s.inter_judge is not None:
+        agree = [
+            ("Fleiss' κ", fmt(s.inter_judge.fleiss_kappa)),
+            ("mean pairwise agreement", fmt_pct(s.inter_judge.percent_agreement)),
+        ]
+        agree += [(f"Cohen's κ {pair}", fmt(k)) for pair, k in s.inter_judge.cohen_kappa.items()]
+        sections.append(Section("inter-judge agreement", ["measure", "value"], agree))
+    return sections
+
+
+def common_sections(s: RunSummary) -> list[Section]:
+    """Usage and failures: every run has them."""
     u = s.usage
-    return [
+    sections = [Section("usage", ["measure", "value"], [
         ("calls", f"{u.calls} ({u.retries} retries, {u.cached} cached)"),
         ("tokens", f"{u.prompt_tokens:,} in / {u.completion_tokens:,} out"),
         ("cost", f"${u.cost_usd:.4f}"),
         ("latency p50 / p95", f"{fmt(u.latency_p50_s)} s / {fmt(u.latency_p95_s)} s"),
-    ]
+    ])]  # fmt: skip
+    if s.failures:
+        sections.append(Section(f"failed cases ({s.n_failed})", ["id", "error"],
+                                [(f.id, f.error[:200]) for f in s.failures]))  # fmt: skip
+    return sections
 
 
-def category_rows(s: RunSummary) -> list[tuple[str, str, str, str, str]]:
-    """(category, n, mean [CI], pass rate [CI]) rows."""
-    return [
-        (name, str(c.n), fmt(c.mean), fmt_ci(c.mean_ci), f"{fmt_pct(c.pass_rate)} "
-         f"{fmt_ci(c.pass_rate_ci, pct=True)}".strip())
-        for name, c in s.by_category.items()
-    ]  # fmt: skip
+def sections(s: RunSummary) -> list[Section]:
+    """Every table of the report, in order."""
+    body = pairwise_sections(s) if s.command == "pairwise" else score_sections(s)
+    return body + common_sections(s)
 
 
 def md_table(header: list[str], rows: Sequence[tuple[str, ...]]) -> str:
     """A GitHub-flavoured markdown table; pipes in cells are escaped."""
-    esc = [[cell.replace("|", "\\|") for cell in row] for row in rows]
+    esc = [[cell.replace("|", "\\|").replace("\n", " ") for cell in row] for row in rows]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in esc]
     return "\n".join(lines)
@@ -77,21 +192,14 @@ def render_markdown(s: RunSummary) -> str:
     """report.md: the headline first, then the tables a CI page shows."""
     parts = [
         f"# judge {s.command}: {s.rubric} (v{s.rubric_version})",
+        f"**{headline(s)}**",
         f"Judges: {', '.join(f'`{m}`' for m in s.models)} · rubric `{s.rubric_hash}`",
-        md_table(["measure", "value", "95% CI"], headline_rows(s)),
     ]
-    if s.distribution:
-        parts.append("## Score distribution\n\n" + md_table(
-            ["score", "cases"], [(k, str(v)) for k, v in s.distribution.items()]
-        ))  # fmt: skip
-    if s.by_category:
-        parts.append("## By category\n\n" + md_table(
-            ["category", "n", "mean", "95% CI", "pass rate"], category_rows(s)
-        ))  # fmt: skip
-    parts.append("## Usage\n\n" + md_table(["measure", "value"], usage_rows(s)))
-    if s.failures:
-        shown = [(f.id, f.error[:200]) for f in s.failures]
-        parts.append(f"## Failed cases ({s.n_failed})\n\n" + md_table(["id", "error"], shown))
+    if note := gate_note(s):
+        parts.append(f"> {note}")
+    parts += [
+        f"## {sec.title.capitalize()}\n\n{md_table(sec.header, sec.rows)}" for sec in sections(s)
+    ]
     if s.warnings:
         parts.append("## Warnings\n\n" + "\n".join(f"- {w}" for w in s.warnings))
     return "\n\n".join(parts) + "\n"
@@ -99,39 +207,12 @@ def render_markdown(s: RunSummary) -> str:
 
 def terminal_tables(s: RunSummary) -> list[Table]:
     """The tables printed to stderr at the end of a run."""
-    head = Table(title=f"judge {s.command} · {s.rubric} · {', '.join(s.models)}")
-    for name, justify in (("measure", "left"), ("value", "right"), ("95% CI", "right")):
-        head.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for row in headline_rows(s):
-        head.add_row(*row)
-    tables = [head]
-    if s.distribution:
-        dist = Table(title="score distribution")
-        dist.add_column("score")
-        dist.add_column("cases", justify="right")
-        dist.add_column("")
-        top = max(s.distribution.values()) or 1
-        for k, v in s.distribution.items():
-            dist.add_row(k, str(v), "█" * round(20 * v / top))
-        tables.append(dist)
-    if s.by_category:
-        cat = Table(title="by category")
-        for name in ("category", "n", "mean", "95% CI", "pass rate"):
-            cat.add_column(name, justify="left" if name == "category" else "right")
-        for crow in category_rows(s):
-            cat.add_row(*crow)
-        tables.append(cat)
-    use = Table(title="usage")
-    use.add_column("measure")
-    use.add_column("value", justify="right")
-    for urow in usage_rows(s):
-        use.add_row(*urow)
-    tables.append(use)
-    if s.failures:
-        fail = Table(title=f"failed cases ({s.n_failed})")
-        fail.add_column("id")
-        fail.add_column("error")
-        for f in s.failures[:10]:
-            fail.add_row(f.id, f.error[:160])
-        tables.append(fail)
+    tables = []
+    for sec in sections(s):
+        table = Table(title=sec.title)
+        for i, name in enumerate(sec.header):
+            table.add_column(name, justify="left" if i == 0 else "right")
+        for row in sec.rows:
+            table.add_row(*row)
+        tables.append(table)
     return tables

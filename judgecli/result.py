@@ -20,13 +20,28 @@ class CaseStatus(StrEnum):
     FAILED = "failed"
 
 
+class Winner(StrEnum):
+    """A pairwise verdict from NEW's point of view, after mapping positions back."""
+
+    OLD = "old"
+    NEW = "new"
+    TIE = "tie"
+
+
+class Order(StrEnum):
+    """Which answer a pairwise judge saw first (in position A)."""
+
+    OLD_NEW = "old-new"
+    NEW_OLD = "new-old"
+
+
 class Judgement(BaseModel):
     """One judge's answer for one prompt (one order of a pairwise case)."""
 
     model_config = ConfigDict(frozen=True)
 
     model: str
-    order: str | None = None
+    order: Order | None = None
     """Pairwise: which answer was shown first ("old-new" or "new-old"); None for pointwise."""
     raw: str | None = None
     """The reply text exactly as received (the last attempt's)."""
@@ -57,5 +72,13 @@ class CaseResult(BaseModel):
     choice: str | None = None
     passed: bool | None = None
     """Whether the case met the rubric's bar (pass_at or pass_choice); None when unknown."""
+    winner: Winner | None = None
+    """Pairwise: the aggregated verdict (None when the flip policy dropped the case)."""
+    consistent: bool | None = None
+    """Pairwise: every judge gave the same verdict in both orders (None without a flip)."""
+    judge_winners: dict[str, Winner | None] = Field(default_factory=dict)
+    """Pairwise: each judge's verdict after reconciling its two orders."""
+    lengths: dict[str, int] = Field(default_factory=dict)
+    """Pairwise: characters of the old and new answers."""
     judgements: list[Judgement] = Field(default_factory=list)
     rubric_hash: str

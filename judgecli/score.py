@@ -10,11 +10,12 @@ from judgecli.config import RunConfig
 from judgecli.dataset import Case, DatasetScan, iter_cases
 from judgecli.errors import RubricError
 from judgecli.grading import GradingPlan, grade_pointwise
+from judgecli.judge import JudgeClient
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.run import finish_run, make_client, open_run
-from judgecli.runner import run_cases, run_sync
-from judgecli.stats.summary import RunSummary, summarize_pointwise
+from judgecli.run import finish_run, judge_all
+from judgecli.stats.score_summary import summarize_pointwise
+from judgecli.stats.summary import RunSummary
 from judgecli.store import RESULTS, read_results
 
 
@@ -42,9 +43,9 @@ def score_dataset(
     argv: list[str],
     on_result: Callable[[CaseResult], None],
     warnings: list[str],
+    step_summary: Path | None = None,
 ) -> ScoreOutcome:
     """Judge the scanned cases, write the run directory, and summarise it."""
-    store = open_run(config, rubric, argv)
     plan = GradingPlan(
         rubric=rubric,
         models=config.model_names,
@@ -54,37 +55,18 @@ def score_dataset(
     )
     cases = iter_cases(scan, requires=rubric.requires, field_map=config.field_map)
 
-    class Events:
-        def case_done(self, result: CaseResult) -> None:
-            on_result(result)
+    async def grade(client: JudgeClient, case: Case) -> CaseResult:
+        return await grade_pointwise(client, plan, case)
 
-    async def main() -> None:
-        client = make_client(config)
-        warnings.extend(
-            f"{name}: no price known, cost counts as 0 (set --price IN,OUT per 1M tokens)"
-            for name in client.unpriced_models()
-        )
-        try:
-
-            async def grade(case: Case) -> CaseResult:
-                return await grade_pointwise(client, plan, case)
-
-            await run_cases(
-                cases, grade, concurrency=config.concurrency, sink=store, events=Events()
-            )
-        finally:
-            await client.aclose()
-
-    try:
-        run_sync(main())
-    finally:
-        store.close()
+    run_dir = judge_all(
+        config, rubric, cases, grade, argv=argv, on_result=on_result, warnings=warnings
+    )
     summary = summarize_pointwise(
-        read_results(store.path / RESULTS),
+        read_results(run_dir / RESULTS),
         rubric=rubric,
         models=config.model_names,
         command=config.command,
     )
     summary.warnings.extend(warnings)
-    finish_run(store, summary)
-    return ScoreOutcome(run_dir=store.path, summary=summary)
+    finish_run(run_dir, summary, step_summary=step_summary)
+    return ScoreOutcome(run_dir=run_dir, summary=summary)

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from judgecli.errors import InputError
 from judgecli.result import CaseResult
+from judgecli.stats.summary import RunSummary
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
@@ -120,7 +121,31 @@ def parse_result_line(path: Path, line: str) -> CaseResult:
         raise InputError(f"{path}: not a judge results line: {err.errors()[0]['msg']}") from None
 
 
-def append_text(path: Path, text: str) -> None:
-    """Append to a file owned by someone else (e.g. $GITHUB_STEP_SUMMARY)."""
+# GitHub rejects a step summary over 1 MiB; stay well under it.
+STEP_SUMMARY_MAX_BYTES = 512 * 1024
+
+
+def append_step_summary(path: Path, report: str) -> None:
+    """Append the report to $GITHUB_STEP_SUMMARY (truncated to stay under GitHub's limit)."""
+    data = report.encode("utf-8")
+    if len(data) > STEP_SUMMARY_MAX_BYTES:
+        cut = data[:STEP_SUMMARY_MAX_BYTES].decode("utf-8", errors="ignore")
+        report = cut + "\n\n_(report truncated; see report.md in the run directory)_\n"
     with path.open("a", encoding="utf-8") as handle:
-        handle.write(text)
+        handle.write(report + "\n")
+
+
+def read_summary(path: Path) -> RunSummary:
+    """A run's summary.json, validated."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file", hint="pass a run's summary.json") from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot read: {err.strerror}") from None
+    try:
+        return RunSummary.model_validate_json(text)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError(f"{path}: not a judge summary.json ({where}: {first['msg']})") from None

@@ -84,4 +84,4 @@ def main(
 
 
 # Command modules register themselves on `app`; imported last because they import `app`.
-from judgecli.cli import demo, rubrics, score, simulate  # noqa: E402, F401
+from judgecli.cli import demo, gate, pairwise, rubrics, score, simulate  # noqa: E402, F401

@@ -29,6 +29,24 @@ def demo_steps(api_base: str, out: Path) -> list[tuple[str, list[str], set[int]]
              "--out", str(out / "score")],
             {0},
         ),
+        (
+            "Is NEW better than OLD? Both orders, gate at 55% (expect PASS, exit 0)",
+            ["pairwise", str(datasets / "old.jsonl"), str(datasets / "new.jsonl"), *sim,
+             "--min-win-rate", "0.55", "--out", str(out / "pairwise-pass")],
+            {0},
+        ),
+        (
+            "A regressed candidate against the same gate (expect FAIL, exit 1)",
+            ["pairwise", str(datasets / "old.jsonl"), str(datasets / "regressed.jsonl"), *sim,
+             "--min-win-rate", "0.55", "--out", str(out / "pairwise-fail")],
+            {1},
+        ),
+        (
+            "Re-check the first comparison's summary with a stricter gate, no judge calls",
+            ["gate", str(out / "pairwise-pass" / "summary.json"), "--min-win-rate", "0.55",
+             "--on", "lower-bound"],
+            {0, 1},
+        ),
     ]  # fmt: skip
 
 

@@ -112,3 +112,41 @@ RubricOpt = Annotated[
     str,
     typer.Option("--rubric", "-r", help="Rubric YAML file, or the name of a bundled rubric."),
 ]
+GATE = "Gate"
+
+AllowPartialOpt = Annotated[
+    bool,
+    typer.Option("--allow-partial", rich_help_panel=DATA,
+                 help="Judge only ids present in both files (reported) instead of failing."),
+]  # fmt: skip
+FlipOpt = Annotated[
+    bool,
+    typer.Option("--flip/--no-flip", rich_help_panel=JUDGE,
+                 help="Judge each pair in both orders, cancelling position bias."),
+]  # fmt: skip
+FlipPolicyOpt = Annotated[
+    str,
+    typer.Option("--flip-policy", metavar="tie|drop|vote", rich_help_panel=JUDGE,
+                 help="When a judge's two orders disagree: a tie (MT-Bench), drop the case, or "
+                 "let a win beat a tie."),
+]  # fmt: skip
+MinWinRateOpt = Annotated[
+    float | None,
+    typer.Option("--min-win-rate", min=0, max=1, rich_help_panel=GATE,
+                 help="Exit 1 unless NEW's win rate (ties ½) is at least this."),
+]  # fmt: skip
+MaxLossRateOpt = Annotated[
+    float | None,
+    typer.Option("--max-loss-rate", min=0, max=1, rich_help_panel=GATE,
+                 help="Exit 1 if NEW loses more than this share of cases."),
+]  # fmt: skip
+MinConsistencyOpt = Annotated[
+    float | None,
+    typer.Option("--min-consistency", min=0, max=1, rich_help_panel=GATE,
+                 help="Exit 1 if fewer cases than this got the same verdict in both orders."),
+]  # fmt: skip
+GateOnOpt = Annotated[
+    str,
+    typer.Option("--on", metavar="point|lower-bound", rich_help_panel=GATE,
+                 help="Compare the point estimate, or the pessimistic end of its 95% interval."),
+]  # fmt: skip

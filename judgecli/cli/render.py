@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.markup import escape
 
 from judgecli.cli import stderr
-from judgecli.report import terminal_tables
+from judgecli.report import gate_note, headline, terminal_tables
 from judgecli.stats.summary import RunSummary
 
 
@@ -19,6 +19,13 @@ def print_summary(summary: RunSummary, run_dir: Path, *, quiet: bool) -> None:
             stderr.print(table)
     for warning in summary.warnings:
         stderr.print(f"[yellow]warning:[/] {escape(warning)}")
+    line = escape(headline(summary))
+    if summary.gate is not None:
+        colour = "green" if summary.gate["passed"] else "red"
+        line = f"[bold {colour}]{line}[/]"
+    stderr.print(line)
+    if note := gate_note(summary):
+        stderr.print(f"[yellow]{escape(note)}[/]")
     stderr.print(f"run directory: {escape(str(run_dir))}")
 
 

@@ -63,7 +63,7 @@ def score_command(
     from judgecli import score
     from judgecli.cli.progress import RunProgress
     from judgecli.cli.render import print_json, print_summary
-    from judgecli.config import build_run_config
+    from judgecli.config import build_run_config, step_summary_path
     from judgecli.dataset import parse_field_map, scan_dataset
     from judgecli.rubric import find_rubric, load_rubric
     from judgecli.store import default_run_dir
@@ -85,7 +85,7 @@ def score_command(
     with RunProgress(stderr, total=len(scan.lines), enabled=not quiet) as progress:
         outcome = score.score_dataset(
             config, loaded, scan, argv=sys.argv, on_result=progress.case_done,
-            warnings=list(scan.warnings),
+            warnings=list(scan.warnings), step_summary=step_summary_path(),
         )  # fmt: skip
     print_summary(outcome.summary, outcome.run_dir, quiet=quiet)
     if json_output:

@@ -6,17 +6,13 @@ resumed run and `judge report` give exactly the numbers a single uninterrupted r
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgecli.result import CaseResult, CaseStatus
-from judgecli.rubric import Rubric, RubricKind
-from judgecli.stats.intervals import t_interval, wilson_interval
-from judgecli.stats.scores import by_category, distribution, mean, pass_rate
+from judgecli.rubric import Rubric
 
 Interval = tuple[float, float] | tuple[None, None]
 
@@ -49,9 +45,45 @@ class CategorySummary(BaseModel):
 
     n: int
     mean: float | None = None
-    mean_ci: Interval = (None, None)
+    mean_ci: Interval | None = None
     pass_rate: float | None = None
-    pass_rate_ci: Interval = (None, None)
+    pass_rate_ci: Interval | None = None
+    win_rate: float | None = None
+    win_rate_ci: Interval | None = None
+    wins: int | None = None
+    losses: int | None = None
+    ties: int | None = None
+
+
+class JudgeSummary(BaseModel):
+    """One judge of a pairwise panel on its own."""
+
+    win_rate: float | None
+    win_rate_ci: Interval
+    wins: int
+    losses: int
+    ties: int
+    consistency: float | None = None
+    first_position_rate: float | None = None
+
+
+class LengthSummary(BaseModel):
+    """Does the judge reward length? (Answers' lengths in characters.)."""
+
+    longer_wins_rate: float | None
+    """Among decided cases whose answers differ in length: how often the longer one won."""
+    mean_length_winner: float | None
+    mean_length_loser: float | None
+    mean_length_old: float | None
+    mean_length_new: float | None
+
+
+class InterJudgeSummary(BaseModel):
+    """How much the judges of a panel agree (on their flip-reconciled verdicts)."""
+
+    fleiss_kappa: float | None
+    cohen_kappa: dict[str, float | None]
+    percent_agreement: float | None
 
 
 class FailedCase(BaseModel):
@@ -83,8 +115,31 @@ class RunSummary(BaseModel):
     choices: dict[str, int] | None = None
     criteria: dict[str, CriterionSummary] = Field(default_factory=dict)
     by_category: dict[str, CategorySummary] = Field(default_factory=dict)
+    win_rate: float | None = None
+    win_rate_ci: Interval | None = None
+    """Seeded percentile bootstrap over cases (the interval the gate's lower bound uses)."""
+    win_rate_ci_wilson: Interval | None = None
+    """Wilson interval on wins + ties/2 (an approximation; reported beside the bootstrap)."""
+    win_rate_no_ties: float | None = None
+    wins: int | None = None
+    losses: int | None = None
+    ties: int | None = None
+    dropped: int | None = None
+    """Cases the flip policy "drop" left without a verdict."""
+    loss_rate: float | None = None
+    loss_rate_ci: Interval | None = None
+    flip: bool | None = None
+    flip_policy: str | None = None
+    consistency: float | None = None
+    consistency_ci: Interval | None = None
+    first_position_rate: float | None = None
+    length: LengthSummary | None = None
+    judges: dict[str, JudgeSummary] | None = None
+    inter_judge: InterJudgeSummary | None = None
     failures: list[FailedCase] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    gate: dict[str, Any] | None = None
+    """The gate's verdict when a threshold was given (gate.GateResult as a dict)."""
 
 
 def usage_of(results: list[CaseResult]) -> Usage:
@@ -108,83 +163,20 @@ def usage_of(results: list[CaseResult]) -> Usage:
     return usage
 
 
-def summarize_pointwise(
-    results: Iterable[CaseResult], *, rubric: Rubric, models: list[str], command: str
-) -> RunSummary:
-    """The summary of a `score` run (pointwise or binary rubric)."""
-    rows = list(results)
-    ok = [r for r in rows if r.status is CaseStatus.OK]
+def run_facts(
+    rows: list[CaseResult], *, command: str, rubric: Rubric, models: list[str]
+) -> dict[str, Any]:
+    """The fields every summary has: what ran, how many cases ended how, what it cost."""
     failed = [r for r in rows if r.status is CaseStatus.FAILED]
-    fields: dict[str, Any] = {}
-    decided = [r.passed for r in ok if r.passed is not None]
-    if decided:
-        fields["pass_rate"] = pass_rate(decided)
-        fields["pass_rate_ci"] = wilson_interval(sum(decided), len(decided))
-    if rubric.kind is RubricKind.POINTWISE:
-        assert rubric.scale is not None
-        scores = [r.score for r in ok if r.score is not None]
-        fields["mean"] = mean(scores)
-        fields["mean_ci"] = within(t_interval(scores), rubric)
-        fields["distribution"] = distribution(
-            scores, scale_min=rubric.scale.min, scale_max=rubric.scale.max,
-            integer=rubric.scale.integer and not rubric.criteria and len(models) == 1,
-        )  # fmt: skip
-        fields["criteria"] = {
-            name: CriterionSummary(
-                mean=mean(values := [r.criteria[name] for r in ok if name in r.criteria]),
-                mean_ci=within(t_interval(values), rubric),
-            )
-            for name in rubric.weights
-        }
-    else:
-        counts = Counter(r.choice for r in ok)
-        fields["choices"] = {c: counts.get(c, 0) for c in rubric.choices or []}
-        if counts.get(None):
-            fields["choices"]["(split)"] = counts[None]
-    fields["by_category"] = category_summaries(ok, rubric)
-    return RunSummary(
-        command=command,
-        rubric=rubric.name,
-        rubric_version=rubric.version,
-        rubric_hash=rubric.content_hash,
-        models=models,
-        n_cases=len(rows),
-        n_ok=len(ok),
-        n_failed=len(failed),
-        usage=usage_of(rows),
-        failures=[FailedCase(id=r.id, error=r.error or "") for r in failed[:FAILURES_LISTED]],
-        **fields,
-    )
-
-
-def within(ci: Interval, rubric: Rubric) -> Interval:
-    """Clip a mean's interval to the scale: a t interval of a few 4s can reach past 4, and a
-    bound no case could ever have is noise, not information.
-    """
-    if ci[0] is None or ci[1] is None or rubric.scale is None:
-        return ci
-    lo, hi = rubric.scale.min, rubric.scale.max
-    return (min(max(ci[0], lo), hi), min(max(ci[1], lo), hi))
-
-
-def category_summaries(ok: list[CaseResult], rubric: Rubric) -> dict[str, CategorySummary]:
-    """Per-category numbers, only when the cases carry more than one category."""
-    categories = [r.category for r in ok]
-    if len(set(categories)) < 2:
-        return {}
-    scored = rubric.kind is RubricKind.POINTWISE
-    stats = by_category(
-        categories,
-        [r.score if r.score is not None and scored else 0.0 for r in ok],
-        [r.passed for r in ok],
-    )
     return {
-        name: CategorySummary(
-            n=s.n,
-            mean=s.mean if scored else None,
-            mean_ci=within(s.mean_ci, rubric) if scored else (None, None),
-            pass_rate=s.pass_rate,
-            pass_rate_ci=s.pass_rate_ci,
-        )
-        for name, s in stats.items()
+        "command": command,
+        "rubric": rubric.name,
+        "rubric_version": rubric.version,
+        "rubric_hash": rubric.content_hash,
+        "models": models,
+        "n_cases": len(rows),
+        "n_ok": len(rows) - len(failed),
+        "n_failed": len(failed),
+        "usage": usage_of(rows),
+        "failures": [FailedCase(id=r.id, error=r.error or "") for r in failed[:FAILURES_LISTED]],
     }

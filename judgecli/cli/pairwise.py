@@ -1,0 +1,120 @@
+"""`judge pairwise OLD NEW`: is NEW better? Both orders, panels, win rate and the CI gate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli.options import (
+    AllowPartialOpt,
+    ApiBaseOpt,
+    ConcurrencyOpt,
+    FieldOpt,
+    FlipOpt,
+    FlipPolicyOpt,
+    GateOnOpt,
+    JsonOpt,
+    JsonSchemaOpt,
+    LimitOpt,
+    MaxLossRateOpt,
+    MaxRetriesOpt,
+    MaxTokensOpt,
+    MinConsistencyOpt,
+    MinWinRateOpt,
+    ModelOpt,
+    OutOpt,
+    PriceOpt,
+    QuietOpt,
+    RpmOpt,
+    RubricOpt,
+    SampleOpt,
+    SeedOpt,
+    TemperatureOpt,
+    TimeoutOpt,
+    TpmOpt,
+)  # fmt: skip
+from judgecli.errors import ExitCode
+
+
+@app.command("pairwise")
+@exits_with_code
+def pairwise_command(
+    old: Annotated[Path, typer.Argument(help="JSONL of the current answers.", show_default=False)],
+    new: Annotated[
+        Path, typer.Argument(help="JSONL of the candidate answers.", show_default=False)
+    ],
+    rubric: RubricOpt = "pairwise",
+    model: ModelOpt = None,
+    api_base: ApiBaseOpt = None,
+    price: PriceOpt = None,
+    temperature: TemperatureOpt = None,
+    max_tokens: MaxTokensOpt = None,
+    json_schema: JsonSchemaOpt = None,
+    flip: FlipOpt = True,
+    flip_policy: FlipPolicyOpt = "tie",
+    concurrency: ConcurrencyOpt = None,
+    rpm: RpmOpt = None,
+    tpm: TpmOpt = None,
+    max_retries: MaxRetriesOpt = None,
+    timeout: TimeoutOpt = None,
+    min_win_rate: MinWinRateOpt = None,
+    max_loss_rate: MaxLossRateOpt = None,
+    min_consistency: MinConsistencyOpt = None,
+    on: GateOnOpt = "point",
+    out: OutOpt = None,
+    limit: LimitOpt = None,
+    sample: SampleOpt = None,
+    seed: SeedOpt = 0,
+    field: FieldOpt = None,
+    allow_partial: AllowPartialOpt = False,
+    quiet: QuietOpt = False,
+    json_output: JsonOpt = False,
+) -> ExitCode:
+    """Compare NEW against OLD, case by case (joined on id), with a pairwise rubric."""
+    import sys
+
+    from judgecli import pairwise
+    from judgecli.cli.progress import RunProgress
+    from judgecli.cli.render import print_json, print_summary
+    from judgecli.config import build_run_config, parse_choice, step_summary_path
+    from judgecli.dataset import parse_field_map
+    from judgecli.debias import FlipPolicy
+    from judgecli.gate import GateOn, GateSpec
+    from judgecli.pairs import scan_pairs
+    from judgecli.rubric import find_rubric, load_rubric
+    from judgecli.store import default_run_dir
+
+    loaded = load_rubric(find_rubric(rubric))
+    pairwise.check_rubric_kind(loaded)
+    policy = parse_choice(FlipPolicy, flip_policy, "--flip-policy")
+    gate = GateSpec(
+        min_win_rate=min_win_rate, max_loss_rate=max_loss_rate, min_consistency=min_consistency,
+        on=parse_choice(GateOn, on, "--on"),
+    )  # fmt: skip
+    field_map = parse_field_map(field or [])
+    config = build_run_config(
+        command="pairwise", rubric=loaded, models=model, api_base=api_base, out=out,
+        default_out=default_run_dir("pairwise", loaded.name), concurrency=concurrency, rpm=rpm,
+        tpm=tpm, max_retries=max_retries, timeout_s=timeout, temperature=temperature,
+        max_tokens=max_tokens, price=price, json_schema=json_schema, limit=limit, sample=sample,
+        seed=seed, field_map=field_map,
+    )  # fmt: skip
+    scan = scan_pairs(
+        old, new, requires=loaded.requires, field_map=field_map, allow_partial=allow_partial,
+        limit=limit, sample=sample, seed=seed,
+    )  # fmt: skip
+    with RunProgress(stderr, total=len(scan.pairs), enabled=not quiet) as progress:
+        outcome = pairwise.compare_datasets(
+            config, loaded, scan, flip=flip, flip_policy=policy, gate=gate, argv=sys.argv,
+            on_result=progress.case_done, warnings=list(scan.warnings),
+            step_summary=step_summary_path(),
+        )  # fmt: skip
+    print_summary(outcome.summary, outcome.run_dir, quiet=quiet)
+    if json_output:
+        print_json(outcome.summary)
+    if outcome.gate is not None and not outcome.gate.passed:
+        return ExitCode.GATE_FAILED
+    return ExitCode.OK
