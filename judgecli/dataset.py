@@ -202,8 +202,11 @@ def scan_dataset(
     limit: int | None = None,
     sample: int | None = None,
     seed: int = 0,
+    only: set[str] | None = None,
 ) -> DatasetScan:
-    """Validate every line of `path` and choose the cases to judge (see Selector)."""
+    """Validate every line of `path` and choose the cases to judge (see Selector); with
+    `only`, just the cases with those ids (the rest are still validated).
+    """
     field_map = field_map or {}
     first_line: dict[str, int] = {}
     selector: Selector[int] = Selector(limit=limit, sample=sample, seed=seed)
@@ -212,7 +215,8 @@ def scan_dataset(
         case = parse_case(path, number, text, field_map=field_map, requires=requires)
         check_unique(path, case, first_line)
         derived += case.id == f"line-{number}" and "id" not in field_map
-        selector.offer(number)
+        if only is None or case.id in only:
+            selector.offer(number)
     if not first_line:
         raise DatasetError(path, None, "no cases (the file is empty)")
     warnings = [f"{path}: {derived} case(s) without an id; using line-<number> as id"] * bool(
@@ -247,3 +251,26 @@ def iter_cases(
         if number == target:
             yield parse_case(scan.path, number, text, field_map=field_map or {}, requires=requires)
             target = next(wanted, None)
+
+
+def scan_labelled_cases(
+    path: Path, *, requires: list[str], field_map: Mapping[str, str] | None = None
+) -> DatasetScan:
+    """The cases of a labels file that also holds case fields: one per id (its first line;
+    further lines of an id are other annotators' labels and must agree on the fields).
+    """
+    field_map = field_map or {}
+    first: dict[str, Case] = {}
+    for number, _, text in iter_lines(path):
+        case = parse_case(path, number, text, field_map=field_map, requires=requires)
+        seen = first.setdefault(case.id, case)
+        fields = ("input", "output", "reference", "context")
+        if seen is not case and any(getattr(seen, f) != getattr(case, f) for f in fields):
+            raise DatasetError(
+                path, number, f"id {case.id!r} has other case fields than on line {seen.line}",
+                hint="every label line of a case must carry the same input and output",
+            )  # fmt: skip
+    if not first:
+        raise DatasetError(path, None, "no cases (the file is empty)")
+    lines = sorted(c.line for c in first.values())
+    return DatasetScan(path=path, lines=lines, total=len(lines))

@@ -33,16 +33,17 @@ class GateSpec:
     min_win_rate: float | None = None
     max_loss_rate: float | None = None
     min_consistency: float | None = None
+    min_kappa: float | None = None
+    """Calibrate: quadratic-weighted κ for ordinal scales, Cohen's κ otherwise."""
+    min_accuracy: float | None = None
     on: GateOn = GateOn.POINT
 
     @property
     def empty(self) -> bool:
         """No threshold at all: no gate."""
-        return (
-            self.min_win_rate is None
-            and self.max_loss_rate is None
-            and (self.min_consistency is None)
-        )
+        thresholds = (self.min_win_rate, self.max_loss_rate, self.min_consistency,
+                      self.min_kappa, self.min_accuracy)  # fmt: skip
+        return all(t is None for t in thresholds)
 
 
 class GateCheck(BaseModel):
@@ -109,6 +110,16 @@ def evaluate_gate(summary: RunSummary, spec: GateSpec) -> GateResult | None:
     if spec.min_consistency is not None:
         checks.append(check("consistency", spec.min_consistency, summary.consistency,
                             summary.consistency_ci, spec.on, minimum=True))  # fmt: skip
+    if spec.min_kappa is not None:
+        if summary.weighted_kappa is not None:
+            checks.append(check("weighted_kappa", spec.min_kappa, summary.weighted_kappa,
+                                summary.weighted_kappa_ci, spec.on, minimum=True))  # fmt: skip
+        else:
+            checks.append(check("cohen_kappa", spec.min_kappa, summary.cohen_kappa,
+                                summary.cohen_kappa_ci, spec.on, minimum=True))  # fmt: skip
+    if spec.min_accuracy is not None:
+        checks.append(check("accuracy", spec.min_accuracy, summary.accuracy,
+                            summary.accuracy_ci, spec.on, minimum=True))  # fmt: skip
     first = checks[0]
     return GateResult(
         passed=all(c.passed for c in checks),

@@ -75,6 +75,7 @@ def scan_pairs(
     limit: int | None = None,
     sample: int | None = None,
     seed: int = 0,
+    only: set[str] | None = None,
 ) -> PairScan:
     """Validate both files and join them on id (see dataset.Selector for limit/sample)."""
     field_map = field_map or {}
@@ -98,7 +99,7 @@ def scan_pairs(
             only_old.append(case.id)
         elif match[1] != digest(case.input):
             differing.append(case.id)
-        else:
+        elif only is None or case.id in only:
             selector.offer((Located(number, offset), match[0]))
     if not seen:
         raise DatasetError(old_path, None, "no cases (the file is empty)")

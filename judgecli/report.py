@@ -46,7 +46,20 @@ def fmt_ci(ci: Interval | None, *, pct: bool = False) -> str:
 
 def headline(s: RunSummary) -> str:
     """One line: the verdict a CI page shows first."""
-    if s.command == "pairwise":
+    if s.command == "calibrate":
+        kappa = "weighted κ" if s.weighted_kappa is not None else "κ"
+        value = s.weighted_kappa if s.weighted_kappa is not None else s.cohen_kappa
+        ci = s.weighted_kappa_ci if s.weighted_kappa is not None else s.cohen_kappa_ci
+        if s.accuracy is None:  # scores off the whole points (means of raters): correlations
+            extra = s.model_extra or {}
+            rho, r = fmt(extra.get("spearman")), fmt(extra.get("pearson"))
+            line = f"judge vs human on {s.n_labels} labels: Spearman ρ {rho}, Pearson r {r}"
+        else:
+            line = (
+                f"judge vs human on {s.n_labels} labels: accuracy {fmt_pct(s.accuracy)} "
+                f"{fmt_ci(s.accuracy_ci, pct=True)}, {kappa} {fmt(value)} {fmt_ci(ci)}"
+            )
+    elif s.command == "pairwise":
         line = (
             f"NEW vs OLD: win rate {fmt_pct(s.win_rate)} {fmt_ci(s.win_rate_ci, pct=True)} "
             f"(ties count half; {s.wins} wins, {s.losses} losses, {s.ties} ties)"
@@ -159,6 +172,79 @@ def pairwise_sections(s: RunSummary) -> list[Section]:
     return sections
 
 
+CALIBRATE_MEASURES = [
+    ("accuracy", "accuracy (exact)", True),
+    ("within_one", "within ±1", True),
+    ("agreement_with_ties", "agreement with ties", True),
+    ("agreement_without_ties", "agreement without ties", True),
+    ("cohen_kappa", "Cohen's κ", False),
+    ("weighted_kappa", "quadratic-weighted κ", False),
+    ("krippendorff_alpha", "Krippendorff's α", False),
+    ("spearman", "Spearman ρ", False),
+    ("kendall", "Kendall τ-b", False),
+    ("pearson", "Pearson r", False),
+    ("macro_f1", "macro F1", False),
+]
+
+
+def calibrate_sections(s: RunSummary) -> list[Section]:
+    """The tables of a `calibrate` run: judge–human beside human–human, confusion matrix,
+    per class, calibration of stated confidence, per-order accuracy.
+    """
+    extra = s.model_extra or {}
+    hh = extra.get("human_human") or {}
+    jm = extra.get("judge_vs_majority") or {}
+    header = ["measure", "judge–human", "95% CI"] + (
+        ["human–human", "judge–majority"] if hh else []
+    )
+    rows = []
+    for key, name, pct in CALIBRATE_MEASURES:
+        value = getattr(s, key, None) if key in type(s).model_fields else extra.get(key)
+        if value is None and key not in extra:
+            continue
+        show = fmt_pct if pct else fmt
+        ci = (
+            getattr(s, f"{key}_ci", None)
+            if f"{key}_ci" in type(s).model_fields
+            else extra.get(f"{key}_ci")
+        )
+        row = [name, show(value), fmt_ci(tuple(ci) if ci else None, pct=pct)]
+        if hh:
+            row += [show(hh.get(key)), show(jm.get(key))]
+        rows.append(tuple(row))
+    rows.insert(0, ("labels (pairs)", str(s.n_labels), "", *(
+        [str(hh.get("n_labels")), str(jm.get("n_labels"))] if hh else [])))  # fmt: skip
+    out = [Section("agreement", header, rows)]
+    if confusion := extra.get("confusion"):
+        labels = confusion["labels"]
+        matrix = zip(labels, confusion["matrix"], strict=True)
+        out.append(Section("confusion (rows: human, columns: judge)", ["human \\ judge", *labels],
+                           [(label, *(str(n) for n in row)) for label, row in matrix]))  # fmt: skip
+    if per_class := extra.get("per_class"):
+        out.append(Section("per class", ["label", "precision", "recall", "F1", "support"], [
+            (label, fmt(c["precision"]), fmt(c["recall"]), fmt(c["f1"]), str(c["support"]))
+            for label, c in per_class.items()
+        ]))  # fmt: skip
+    if "ece" in extra:
+        out.append(Section("calibration of stated confidence", ["measure", "value"], [
+            ("expected calibration error (equal width)", fmt(extra["ece"], 3)),
+            ("expected calibration error (equal mass)", fmt(extra["ece_equal_mass"], 3)),
+            ("Brier score", fmt(extra["brier"], 3)),
+            ("judgements with a confidence", str(extra["n_confidence"])),
+        ]))  # fmt: skip
+        out.append(Section("reliability", ["bin", "mean confidence", "accuracy", "count"], [
+            (f"{b['low']:.2f}–{b['high']:.2f}", fmt(b["mean_confidence"]), fmt(b["accuracy"]),
+             str(b["count"]))
+            for b in extra["reliability"]
+        ]))  # fmt: skip
+    if by_order := extra.get("by_order"):
+        out.append(Section("accuracy by order", ["judge", "old-new", "new-old", "mean"], [
+            (m, fmt_pct(o.get("old-new")), fmt_pct(o.get("new-old")), fmt_pct(o.get("mean")))
+            for m, o in by_order.items()
+        ]))  # fmt: skip
+    return out
+
+
 def common_sections(s: RunSummary) -> list[Section]:
     """Usage and failures: every run has them."""
     u = s.usage
@@ -176,7 +262,12 @@ def common_sections(s: RunSummary) -> list[Section]:
 
 def sections(s: RunSummary) -> list[Section]:
     """Every table of the report, in order."""
-    body = pairwise_sections(s) if s.command == "pairwise" else score_sections(s)
+    if s.command == "calibrate":
+        body = calibrate_sections(s)
+    elif s.command == "pairwise":
+        body = pairwise_sections(s)
+    else:
+        body = score_sections(s)
     return body + common_sections(s)
 
 

@@ -3,7 +3,9 @@
 This is a simulator, not a model: it answers ``POST /v1/chat/completions`` with
 deterministic fake verdicts computed from text features and hashes
 (`judgecli.simulator_verdicts`), so LiteLLM can talk to it over a real socket with
-``model="openai/<name>", api_base="http://127.0.0.1:PORT/v1"``.
+``model="openai/<name>", api_base="http://127.0.0.1:PORT/v1"``. Given a truth file of
+labelled cases, it replays their labels with seeded noise instead
+(`judgecli.simulator_truth`), so agreement and calibration statistics are non-trivial.
 
 It also plays a misbehaving provider, so retries and rate limits are tested on the path
 users run: a server-side requests-per-minute limit (429 + ``Retry-After``), seeded shares
@@ -31,73 +33,18 @@ from dataclasses import dataclass
 from typing import Any, Self
 
 from aiohttp import web
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from judgecli.simulator_verdicts import (
-    MALFORMED_CONTENT,
-    completion_body,
-    error_body,
-    parse_request,
-    verdict_content,
-)
+from judgecli.simulator_config import RecordedRequest, SimulatorConfig
+
+__all__ = ["RecordedRequest", "SimulatorConfig", "SimulatorServer", "serve_forever"]
+from judgecli.simulator_truth import load_truth
+from judgecli.simulator_verdicts import MALFORMED_CONTENT, verdict_content
+from judgecli.simulator_wire import completion_body, error_body, parse_request
 
 # Long enough for an in-flight reply to finish, short enough that stop() never hangs a test.
 _SHUTDOWN_TIMEOUT_S = 1.0
 _WINDOW_S = 60.0
 _JSON = "application/json"
-
-
-class SimulatorConfig(BaseModel):
-    """How the simulator listens and misbehaves."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
-
-    host: str = "127.0.0.1"
-    """Interface to listen on; loopback keeps tests and the demo off the network."""
-    port: int = Field(default=0, ge=0, le=65535)
-    """TCP port; 0 picks a free one (read it back from `SimulatorServer.port`)."""
-    seed: int = 0
-    """Seed of every hash and random draw: same seed and request, same reply."""
-    latency_ms: float = Field(default=0.0, ge=0)
-    """Delay added before each chat completion reply."""
-    latency_jitter_ms: float = Field(default=0.0, ge=0)
-    """Uniform +- jitter on the delay, drawn from a seeded RNG."""
-    rpm: int | None = Field(default=None, gt=0)
-    """Requests per sliding 60 s window; over it the reply is 429 with Retry-After."""
-    error_rate: float = Field(default=0.0, ge=0, le=1)
-    """Share of requests answered with HTTP 500."""
-    drop_rate: float = Field(default=0.0, ge=0, le=1)
-    """Share of requests whose connection is closed with no reply."""
-    malformed_rate: float = Field(default=0.0, ge=0, le=1)
-    """Share of replies (HTTP 200) whose content is not valid JSON."""
-    position_bias: float = Field(default=0.0, ge=0, le=1)
-    """Pairwise: probability of preferring answer A when the true preference is weak."""
-    length_bias: float = Field(default=0.0, ge=0, le=1)
-    """Pairwise: probability of preferring the longer answer when the true preference is weak."""
-
-    @model_validator(mode="after")
-    def _fault_shares_fit(self) -> Self:
-        # Faults take disjoint slices of one draw, so each rate is exactly its share.
-        if self.drop_rate + self.error_rate + self.malformed_rate > 1:
-            raise ValueError("drop_rate + error_rate + malformed_rate must be at most 1")
-        return self
-
-
-class RecordedRequest(BaseModel):
-    """One chat completion request the simulator received."""
-
-    model_config = ConfigDict(frozen=True)
-
-    time: float
-    """`time.monotonic()` at arrival."""
-    model: str
-    """The request's ``model`` ("" when absent)."""
-    body: dict[str, Any]
-    """The parsed JSON body ({} when it was not a JSON object)."""
-    headers: dict[str, str]
-    """Request headers, names lower-cased."""
-    status: int
-    """The HTTP status answered; 0 when the connection was dropped."""
 
 
 _DROPPED = 0
@@ -128,6 +75,10 @@ class _State:
 
     def __init__(self, config: SimulatorConfig) -> None:
         self.config = config
+        # Read before listening, so a bad truth file fails start() with its file:line.
+        self.truth = (
+            None if config.truth_file is None else load_truth(config.truth_file, config.truth_field)
+        )
         self.lock = threading.Lock()
         self.script: collections.deque[_Action] = collections.deque()
         self.records: list[RecordedRequest] = []
@@ -243,7 +194,12 @@ class _Handlers:
         content = action.content
         if content is None:
             content = verdict_content(
-                body, seed=cfg.seed, position_bias=cfg.position_bias, length_bias=cfg.length_bias
+                body,
+                seed=cfg.seed,
+                position_bias=cfg.position_bias,
+                length_bias=cfg.length_bias,
+                truth=self.state.truth,
+                noise=cfg.noise,
             )
         return web.json_response(completion_body(body, content, next(self.state.ids)))
 

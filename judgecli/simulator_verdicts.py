@@ -16,18 +16,21 @@ number hashed from (seed, model, criterion, answer) and ``content`` averages sim
 
 then multiplied by 0.25 when the answer is evasive ("I don't know", "I cannot help",
 "as an AI").
+
+Told the truth (`judgecli.simulator_truth`), the simulator answers a known answer's given
+label instead, perturbed by seeded noise; other answers keep the verdict above.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import random
 import re
-import time
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from judgecli.simulator_truth import TruthAnswer, TruthTable
 
 SCHEMA_MARKER = "Reply with a single JSON object that matches this JSON schema:"
 MALFORMED_CONTENT = 'The answer is good. {"reasoning": "unterminated'
@@ -177,6 +180,8 @@ class Judgement:
     seed: int
     position_bias: float = 0.0
     length_bias: float = 0.0
+    truth: TruthAnswer | None = None
+    """The given label to answer (pointwise and binary only), when the truth file has it."""
 
     def _quality(self, output: str | None, criterion: str) -> float:
         t = self.transcript
@@ -202,6 +207,8 @@ class Judgement:
 
     def confidence(self, criterion: str = "") -> float:
         """How far the verdict is from a coin flip, 0.5..1."""
+        if self.truth is not None:
+            return self.truth.confidence
         if self.transcript.pairwise:
             return round(min(1.0, 0.5 + abs(self.gap(criterion)) / 2), 2)
         return round(0.5 + abs(self.score(criterion) - 0.5), 2)
@@ -227,6 +234,8 @@ class Judgement:
 
     def reasoning(self, criterion: str = "") -> str:
         """A sentence that says the verdict is simulated and shows the numbers behind it."""
+        if self.truth is not None:
+            return "Simulated judgement (not a model): a given label, replayed with seeded noise."
         if self.transcript.pairwise:
             d = self.gap(criterion)
             return f"Simulated judgement (not a model): quality gap A - B = {d:+.2f}."
@@ -278,10 +287,15 @@ def _pick_winner(
     return values[min(position, len(values) - 1)]
 
 
-def _fill_number(node: dict[str, Any], q: float, *, integer: bool) -> float | int:
+def _fill_number(
+    node: dict[str, Any], q: float, *, integer: bool, truth: TruthAnswer | None
+) -> float | int:
     # Unbounded scores get a Likert 1..5 (integers) or 0..1 (numbers).
     low = node.get("minimum", 1 if integer else 0)
     high = node.get("maximum", 5 if integer else 1)
+    given = truth.number(low, high, integer=integer) if truth is not None else None
+    if given is not None:
+        return given
     if integer:
         return int(low + round(q * (high - low)))
     return round(float(low + q * (high - low)), 2)
@@ -294,6 +308,9 @@ def _fill(name: str, node: Any, root: dict[str, Any], judgement: Judgement, crit
     if isinstance(values, list) and values:
         if name.lower() == "winner" and judgement.transcript.pairwise:
             return _pick_winner(values, judgement.winner(criterion), judgement, criterion)
+        given = judgement.truth.choice(values) if judgement.truth is not None else None
+        if given is not None:
+            return given
         return values[0] if q >= 0.5 or len(values) == 1 else values[1]
     if "const" in node:
         return node["const"]
@@ -308,7 +325,7 @@ def _fill(name: str, node: Any, root: dict[str, Any], judgement: Judgement, crit
     if name.lower() == "confidence" and kind in ("number", "integer"):
         return judgement.confidence(criterion)
     if kind in ("integer", "number"):
-        return _fill_number(node, q, integer=kind == "integer")
+        return _fill_number(node, q, integer=kind == "integer", truth=judgement.truth)
     if kind == "string":
         if name.lower() == "reasoning":
             return judgement.reasoning(criterion)
@@ -331,14 +348,27 @@ def verdict_content(
     seed: int,
     position_bias: float = 0.0,
     length_bias: float = 0.0,
+    truth: TruthTable | None = None,
+    noise: float = 0.0,
 ) -> str:
-    """Return the reply text for a chat completion request: a JSON verdict or plain text."""
+    """Return the reply text for a chat completion request: a JSON verdict or plain text.
+
+    With ``truth``, an answer found in it gets its label (flipped with probability ``noise``).
+    """
+    transcript = read_transcript(body.get("messages") or [])
+    model = str(body.get("model", ""))
+    given = None
+    if truth is not None and not transcript.pairwise:
+        given = truth.answer(
+            transcript.input_text, transcript.output, noise=noise, seed=seed, model=model
+        )
     judgement = Judgement(
-        transcript=read_transcript(body.get("messages") or []),
-        model=str(body.get("model", "")),
+        transcript=transcript,
+        model=model,
         seed=seed,
         position_bias=position_bias,
         length_bias=length_bias,
+        truth=given,
     )
     schema = find_schema(body)
     if schema is None:
@@ -346,61 +376,3 @@ def verdict_content(
         verdict = "good" if judgement.score() >= 0.5 else "weak"
         return f"Simulated judge (not a model): the answer looks {verdict}. {judgement.reasoning()}"
     return json.dumps(fill_schema(schema, judgement))
-
-
-def _tokens(chars: int) -> int:
-    # About four characters per token, as OpenAI's rule of thumb; never zero.
-    return max(1, math.ceil(chars / 4))
-
-
-def completion_body(body: dict[str, Any], content: str, number: int) -> dict[str, Any]:
-    """Wrap reply ``content`` in an OpenAI chat completion object with estimated usage."""
-    prompt_chars = sum(len(message_text(m)) for m in body.get("messages") or [])
-    prompt_tokens, completion_tokens = _tokens(prompt_chars), _tokens(len(content))
-    choice = {
-        "index": 0,
-        "message": {"role": "assistant", "content": content},
-        "finish_reason": "stop",
-    }
-    return {
-        "id": f"chatcmpl-sim-{number}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": body.get("model", ""),
-        "choices": [choice],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
-    }
-
-
-def error_body(status: int, message: str | None = None) -> str:
-    """Return an OpenAI-shaped JSON error for ``status``."""
-    if status == 429:
-        error = {
-            "message": message or "simulated rate limit",
-            "type": "rate_limit_error",
-            "code": "rate_limit_exceeded",
-        }
-    elif status >= 500:
-        error = {"message": message or "simulated server error", "type": "server_error"}
-    else:
-        error = {"message": message or f"simulated HTTP {status}", "type": "invalid_request_error"}
-    return json.dumps({"error": error})
-
-
-def parse_request(raw: bytes) -> tuple[dict[str, Any], str | None]:
-    """Return the chat completion request body and, when the simulator rejects it, why."""
-    try:
-        body = json.loads(raw)
-    except ValueError:
-        return {}, "request body is not valid JSON"
-    if not isinstance(body, dict):
-        return {}, "request body must be a JSON object"
-    if body.get("stream"):
-        return body, "the simulator does not stream; send stream: false"
-    if not isinstance(body.get("messages"), list):
-        return body, "messages must be a list"
-    return body, None

@@ -24,6 +24,7 @@ RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 REPORT_MD = "report.md"
 RUN_INFO = "run.json"
+DISAGREEMENTS = "disagreements.jsonl"
 
 
 def default_run_dir(command: str, rubric_name: str, *, now: datetime | None = None) -> Path:
@@ -55,7 +56,7 @@ class RunStore:
         self._results: IO[str] | None = None
 
     @classmethod
-    def create(cls, path: Path) -> RunStore:
+    def create(cls, path: Path, *, with_results: bool = True) -> RunStore:
         """Create a run directory; refuse one that already holds results."""
         results = path / RESULTS
         if results.exists() and results.stat().st_size > 0:
@@ -68,7 +69,8 @@ class RunStore:
         except OSError as err:
             raise InputError(f"cannot create run directory {path}: {err.strerror}") from None
         store = cls(path)
-        store._results = results.open("a", encoding="utf-8")
+        if with_results:
+            store._results = results.open("a", encoding="utf-8")
         return store
 
     def append_result(self, result: CaseResult) -> None:
@@ -94,6 +96,12 @@ class RunStore:
         """Write a report atomically."""
         target = self.path / name
         write_atomic(target, text)
+        return target
+
+    def write_jsonl(self, name: str, rows: list[dict[str, Any]]) -> Path:
+        """Write a whole JSONL file atomically (e.g. disagreements.jsonl)."""
+        target = self.path / name
+        write_atomic(target, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
         return target
 
 

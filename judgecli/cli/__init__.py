@@ -22,7 +22,8 @@ from judgecli.errors import ExitCode, JudgeError
 P = ParamSpec("P")
 
 # Humans read stderr; stdout carries data only (--json).
-stderr = Console(stderr=True, highlight=False)
+# soft_wrap: an error is one line a user can grep and copy, never wrapped at the terminal width.
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 app = typer.Typer(
     name="judge",
@@ -84,4 +85,4 @@ def main(
 
 
 # Command modules register themselves on `app`; imported last because they import `app`.
-from judgecli.cli import demo, gate, pairwise, rubrics, score, simulate  # noqa: E402, F401
+from judgecli.cli import calibrate, demo, gate, pairwise, rubrics, score, simulate  # noqa: E402, F401

@@ -42,6 +42,12 @@ def demo_steps(api_base: str, out: Path) -> list[tuple[str, list[str], set[int]]
             {1},
         ),
         (
+            "How far can we trust this judge? Agreement with two human raters (gate: κ ≥ 0.6)",
+            ["calibrate", str(datasets / "labels.jsonl"), "--rubric", "helpfulness", *sim,
+             "--min-kappa", "0.6", "--out", str(out / "calibrate")],
+            {0},
+        ),
+        (
             "Re-check the first comparison's summary with a stricter gate, no judge calls",
             ["gate", str(out / "pairwise-pass" / "summary.json"), "--min-win-rate", "0.55",
              "--on", "lower-bound"],
@@ -64,9 +70,14 @@ def demo_command(
             "the demo needs the repository's datasets/ folder (run it from a checkout)"
         )
     target = out / f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-demo"
-    with SimulatorServer(
-        SimulatorConfig(latency_ms=latency_ms, latency_jitter_ms=latency_ms / 3)
-    ) as sim:
+    # A little position bias, so the demo shows what judging both orders catches; and the
+    # human labels of datasets/labels.jsonl replayed with 20% noise, so calibrate has a
+    # judge that is good but not perfect.
+    config = SimulatorConfig(
+        latency_ms=latency_ms, latency_jitter_ms=latency_ms / 3, position_bias=0.25,
+        truth_file=REPO / "datasets" / "labels.jsonl", noise=0.2,
+    )  # fmt: skip
+    with SimulatorServer(config) as sim:
         stderr.print(
             f"[bold]judge simulator[/] on {sim.url} — deterministic fake verdicts, not a model\n"
         )

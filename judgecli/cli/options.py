@@ -5,7 +5,7 @@ documents it and typer resolves flag > environment before config.py sees the val
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -150,3 +150,29 @@ GateOnOpt = Annotated[
     typer.Option("--on", metavar="point|lower-bound", rich_help_panel=GATE,
                  help="Compare the point estimate, or the pessimistic end of its 95% interval."),
 ]  # fmt: skip
+MinKappaOpt = Annotated[
+    float | None,
+    typer.Option("--min-kappa", min=-1, max=1, rich_help_panel=GATE,
+                 help="Exit 1 unless judge-human κ (quadratic-weighted on ordinal scales) is at "
+                 "least this."),
+]  # fmt: skip
+MinAccuracyOpt = Annotated[
+    float | None,
+    typer.Option("--min-accuracy", min=0, max=1, rich_help_panel=GATE,
+                 help="Exit 1 unless judge-human exact agreement is at least this."),
+]  # fmt: skip
+
+# Flag parameter name → build_run_config keyword, for the flags every judging command shares.
+RUN_CONFIG_FLAGS = {
+    "model": "models", "api_base": "api_base", "out": "out", "concurrency": "concurrency",
+    "rpm": "rpm", "tpm": "tpm", "max_retries": "max_retries", "timeout": "timeout_s",
+    "temperature": "temperature", "max_tokens": "max_tokens", "price": "price",
+    "json_schema": "json_schema", "limit": "limit", "sample": "sample", "seed": "seed",
+}  # fmt: skip
+
+
+def run_config_flags(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The shared judge flags among a command's arguments (its `locals()`), as keywords of
+    config.build_run_config, so each command need not repeat the list.
+    """
+    return {key: arguments[name] for name, key in RUN_CONFIG_FLAGS.items() if name in arguments}

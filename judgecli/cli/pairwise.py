@@ -35,6 +35,7 @@ from judgecli.cli.options import (
     TemperatureOpt,
     TimeoutOpt,
     TpmOpt,
+    run_config_flags,
 )  # fmt: skip
 from judgecli.errors import ExitCode
 
@@ -96,12 +97,12 @@ def pairwise_command(
     )  # fmt: skip
     field_map = parse_field_map(field or [])
     config = build_run_config(
-        command="pairwise", rubric=loaded, models=model, api_base=api_base, out=out,
-        default_out=default_run_dir("pairwise", loaded.name), concurrency=concurrency, rpm=rpm,
-        tpm=tpm, max_retries=max_retries, timeout_s=timeout, temperature=temperature,
-        max_tokens=max_tokens, price=price, json_schema=json_schema, limit=limit, sample=sample,
-        seed=seed, field_map=field_map,
-    )  # fmt: skip
+        command="pairwise",
+        rubric=loaded,
+        default_out=default_run_dir("pairwise", loaded.name),
+        field_map=field_map,
+        **run_config_flags(locals()),
+    )
     scan = scan_pairs(
         old, new, requires=loaded.requires, field_map=field_map, allow_partial=allow_partial,
         limit=limit, sample=sample, seed=seed,

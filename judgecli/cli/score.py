@@ -28,6 +28,7 @@ from judgecli.cli.options import (
     TemperatureOpt,
     TimeoutOpt,
     TpmOpt,
+    run_config_flags,
 )  # fmt: skip
 from judgecli.errors import ExitCode
 
@@ -72,12 +73,12 @@ def score_command(
     score.check_rubric_kind(loaded)
     field_map = parse_field_map(field or [])
     config = build_run_config(
-        command="score", rubric=loaded, models=model, api_base=api_base, out=out,
-        default_out=default_run_dir("score", loaded.name), concurrency=concurrency, rpm=rpm,
-        tpm=tpm, max_retries=max_retries, timeout_s=timeout, temperature=temperature,
-        max_tokens=max_tokens, price=price, json_schema=json_schema, limit=limit, sample=sample,
-        seed=seed, field_map=field_map,
-    )  # fmt: skip
+        command="score",
+        rubric=loaded,
+        default_out=default_run_dir("score", loaded.name),
+        field_map=field_map,
+        **run_config_flags(locals()),
+    )
     scan = scan_dataset(
         dataset, requires=loaded.requires, field_map=field_map, limit=limit, sample=sample,
         seed=seed,

@@ -1,14 +1,19 @@
-"""`judge simulate`: run the bundled OpenAI-compatible judge simulator in the foreground."""
+"""`judge simulate`: run the bundled OpenAI-compatible judge simulator in the foreground.
+
+Its verdicts are fake: text features and seeded hashes, or, with `--truth FILE`, the labels
+of that file replayed with `--noise` for the answers it holds. Never a language model.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from judgecli.cli import app, exits_with_code, stderr
-from judgecli.errors import ExitCode
+from judgecli.errors import ConfigError, ExitCode
 
 
 @app.command("simulate")
@@ -31,22 +36,46 @@ def simulate_command(
     length_bias: Annotated[
         float, typer.Option(min=0, max=1, help="Pairwise: prefers the longer answer this often.")
     ] = 0.0,
+    truth: Annotated[
+        Path | None,
+        typer.Option(
+            "--truth",
+            metavar="FILE",
+            help="JSONL cases with true labels (e.g. datasets/labels.jsonl): the answers it holds "
+            "get their label instead of a text-feature verdict. Pointwise and binary rubrics.",
+        ),
+    ] = None,
+    truth_field: Annotated[
+        str, typer.Option(metavar="NAME", help="The key holding the label in the --truth file.")
+    ] = "label",
+    noise: Annotated[
+        float,
+        typer.Option(
+            min=0, max=1, help="With --truth: probability of answering another value (seeded)."
+        ),
+    ] = 0.0,
 ) -> ExitCode:
     """Serve fake, deterministic judge verdicts on 127.0.0.1 — NOT a language model.
 
     It answers /v1/chat/completions with JSON that fits the rubric's schema, scored by simple
-    text features and a seeded hash: for offline demos and tests, never for real grading.
+    text features and a seeded hash; with --truth it replays the labels of a file instead,
+    wrong with probability --noise. For offline demos and tests, never for real grading.
     """
     from judgecli.simulator import SimulatorConfig, serve_forever
 
+    if noise and truth is None:
+        raise ConfigError("--noise needs --truth FILE", hint="e.g. --truth datasets/labels.jsonl")
     config = SimulatorConfig(
         port=port, seed=seed, latency_ms=latency_ms, rpm=rpm, error_rate=error_rate,
         drop_rate=drop_rate, malformed_rate=malformed_rate, position_bias=position_bias,
-        length_bias=length_bias,
+        length_bias=length_bias, truth_file=truth, truth_field=truth_field, noise=noise,
     )  # fmt: skip
 
     def ready(url: str) -> None:
         stderr.print(f"judge simulator (fake verdicts, not a model) on {url}/v1 — Ctrl-C stops")
+        if truth is not None:
+            stderr.print(f"replaying the {truth_field!r} labels of {truth} with noise {noise:g}; "
+                         "other answers get text-feature verdicts")  # fmt: skip
         stderr.print(f"try: judge score datasets/example.jsonl --rubric helpfulness "
                      f"--model openai/sim --api-base {url}/v1")  # fmt: skip
 

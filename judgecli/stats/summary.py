@@ -136,6 +136,15 @@ class RunSummary(BaseModel):
     length: LengthSummary | None = None
     judges: dict[str, JudgeSummary] | None = None
     inter_judge: InterJudgeSummary | None = None
+    n_labels: int | None = None
+    """Calibrate: (case, human label) pairs with a judge verdict; every pair counts."""
+    accuracy: float | None = None
+    accuracy_ci: Interval | None = None
+    cohen_kappa: float | None = None
+    cohen_kappa_ci: Interval | None = None
+    weighted_kappa: float | None = None
+    """Calibrate, ordinal scales: quadratic-weighted κ."""
+    weighted_kappa_ci: Interval | None = None
     failures: list[FailedCase] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     gate: dict[str, Any] | None = None
@@ -164,15 +173,17 @@ def usage_of(results: list[CaseResult]) -> Usage:
 
 
 def run_facts(
-    rows: list[CaseResult], *, command: str, rubric: Rubric, models: list[str]
+    rows: list[CaseResult], *, command: str, rubric: Rubric | None, models: list[str]
 ) -> dict[str, Any]:
-    """The fields every summary has: what ran, how many cases ended how, what it cost."""
+    """The fields every summary has: what ran, how many cases ended how, what it cost.
+    Without a rubric (calibrating a results file) its fields are left for the caller.
+    """
     failed = [r for r in rows if r.status is CaseStatus.FAILED]
     return {
         "command": command,
-        "rubric": rubric.name,
-        "rubric_version": rubric.version,
-        "rubric_hash": rubric.content_hash,
+        "rubric": rubric.name if rubric else "",
+        "rubric_version": rubric.version if rubric else "",
+        "rubric_hash": rubric.content_hash if rubric else "",
         "models": models,
         "n_cases": len(rows),
         "n_ok": len(rows) - len(failed),

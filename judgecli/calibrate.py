@@ -1,0 +1,181 @@
+"""`judge calibrate`: how far can we trust the judge? Its agreement with human labels.
+
+Two ways in: judge the human-labelled cases now (same runner, store and limits as
+`score`/`pairwise`), or take the verdicts of a finished run (`--results`) and call nothing.
+Either way the numbers come from results.jsonl and the labels file alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from judgecli.config import RunConfig
+from judgecli.dataset import Case, DatasetScan, iter_cases, scan_dataset, scan_labelled_cases
+from judgecli.debias import FlipPolicy
+from judgecli.errors import InputError
+from judgecli.gate import GateResult, GateSpec, evaluate_gate, gate_dict
+from judgecli.grading import GradingPlan, grade_pairwise, grade_pointwise
+from judgecli.judge import JudgeClient
+from judgecli.labels import Label, LabelSpace
+from judgecli.pairs import Pair, PairScan, iter_pairs
+from judgecli.result import CaseResult, CaseStatus
+from judgecli.rubric import Rubric, RubricKind
+from judgecli.run import finish_run, judge_all
+from judgecli.stats.calibrate_summary import disagreements, summarize_calibration
+from judgecli.stats.summary import RunSummary, run_facts
+from judgecli.store import DISAGREEMENTS, RESULTS, RUN_INFO, RunStore, read_results
+
+
+@dataclass(frozen=True)
+class CalibrateOutcome:
+    """A finished calibration."""
+
+    run_dir: Path
+    summary: RunSummary
+    gate: GateResult | None
+
+
+def infer_kind(results: list[CaseResult]) -> RubricKind:
+    """The verdict kind of a results file, from its first graded case."""
+    for r in results:
+        if r.status is CaseStatus.OK:
+            if r.winner is not None or r.consistent is not None:
+                return RubricKind.PAIRWISE
+            if r.choice is not None:
+                return RubricKind.BINARY
+            if r.score is not None:
+                return RubricKind.POINTWISE
+    raise InputError("the results file has no graded case to calibrate against")
+
+
+def summarize(
+    results: list[CaseResult],
+    labels: list[Label],
+    space: LabelSpace,
+    *,
+    rubric_name: str,
+    rubric_version: int | str,
+    rubric_hash: str,
+    seed: int,
+    warnings: list[str],
+) -> RunSummary:
+    """The calibrate summary: run facts plus every agreement number."""
+    models = sorted({j.model for r in results for j in r.judgements})
+    facts = run_facts(results, command="calibrate", rubric=None, models=models)
+    facts |= {"rubric": rubric_name, "rubric_version": rubric_version, "rubric_hash": rubric_hash}
+    numbers = summarize_calibration(results, labels, space, seed=seed)
+    if numbers["n_unmatched_labels"]:
+        warnings.append(
+            f"{numbers['n_unmatched_labels']} label(s) have no judge verdict (no such id in the "
+            "results, or the case failed) and are left out"
+        )
+    return RunSummary(**facts, **numbers, warnings=warnings)
+
+
+def finish(
+    run_dir: Path,
+    summary: RunSummary,
+    results: list[CaseResult],
+    labels: list[Label],
+    space: LabelSpace,
+    gate: GateSpec,
+    step_summary: Path | None,
+) -> CalibrateOutcome:
+    """Gate, then write summary.json, report.md and disagreements.jsonl."""
+    result = evaluate_gate(summary, gate)
+    if result is not None:
+        summary.gate = gate_dict(result)
+    RunStore(run_dir).write_jsonl(DISAGREEMENTS, disagreements(results, labels, space.kind))
+    finish_run(run_dir, summary, step_summary=step_summary)
+    return CalibrateOutcome(run_dir=run_dir, summary=summary, gate=result)
+
+
+def calibrate_existing(
+    results_path: Path,
+    labels: list[Label],
+    space: LabelSpace,
+    *,
+    rubric: Rubric | None,
+    out: Path,
+    argv: list[str],
+    gate: GateSpec,
+    seed: int = 0,
+    step_summary: Path | None = None,
+) -> CalibrateOutcome:
+    """Agreement of verdicts already made (`--results`): no judge is called."""
+    results = list(read_results(results_path))
+    hashes = sorted({r.rubric_hash for r in results})
+    store = RunStore.create(out, with_results=False)
+    store.write_json(RUN_INFO, {
+        "command": "calibrate", "argv": argv, "results": str(results_path),
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+    })  # fmt: skip
+    summary = summarize(
+        results, labels, space,
+        rubric_name=rubric.name if rubric else "(from results)",
+        rubric_version=rubric.version if rubric else "-",
+        rubric_hash=rubric.content_hash if rubric else ",".join(hashes),
+        seed=seed, warnings=[],
+    )  # fmt: skip
+    return finish(store.path, summary, results, labels, space, gate, step_summary)
+
+
+def calibrate_by_judging(
+    config: RunConfig,
+    rubric: Rubric,
+    labels: list[Label],
+    items: DatasetScan | PairScan,
+    *,
+    argv: list[str],
+    on_result: Callable[[CaseResult], None],
+    gate: GateSpec,
+    warnings: list[str],
+    step_summary: Path | None = None,
+) -> CalibrateOutcome:
+    """Judge every labelled case now, then measure agreement with the labels."""
+    plan = GradingPlan(
+        rubric=rubric, models=config.model_names, temperature=config.temperature,
+        max_tokens=config.max_tokens, max_retries=config.max_retries,
+        flip_policy=FlipPolicy.TIE, seed=config.seed,
+    )  # fmt: skip
+    run_dir: Path
+    if isinstance(items, PairScan):
+
+        async def grade_pair(client: JudgeClient, pair: Pair) -> CaseResult:
+            return await grade_pairwise(client, plan, pair)
+
+        pairs = iter_pairs(items, requires=rubric.requires, field_map=config.field_map)
+        run_dir = judge_all(config, rubric, pairs, grade_pair, argv=argv, on_result=on_result,
+                            warnings=warnings)  # fmt: skip
+    else:
+
+        async def grade_case(client: JudgeClient, case: Case) -> CaseResult:
+            return await grade_pointwise(client, plan, case)
+
+        cases = iter_cases(items, requires=rubric.requires, field_map=config.field_map)
+        run_dir = judge_all(config, rubric, cases, grade_case, argv=argv, on_result=on_result,
+                            warnings=warnings)  # fmt: skip
+    results = list(read_results(run_dir / RESULTS))
+    space = LabelSpace.of(rubric)
+    summary = summarize(
+        results, labels, space, rubric_name=rubric.name, rubric_version=rubric.version,
+        rubric_hash=rubric.content_hash, seed=config.seed, warnings=warnings,
+    )  # fmt: skip
+    return finish(run_dir, summary, results, labels, space, gate, step_summary)
+
+
+def labelled_cases(
+    labels_path: Path,
+    cases_path: Path | None,
+    labels: list[Label],
+    rubric: Rubric,
+    field_map: dict[str, str],
+) -> DatasetScan:
+    """The cases to judge: from `--cases` (only the labelled ids), else the labels file."""
+    if cases_path is None:
+        return scan_labelled_cases(labels_path, requires=rubric.requires, field_map=field_map)
+    return scan_dataset(cases_path, requires=rubric.requires, field_map=field_map,
+                        only={label.id for label in labels})  # fmt: skip

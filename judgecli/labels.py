@@ -1,0 +1,155 @@
+"""Human labels for `judge calibrate`: `{"id", "label", "annotator"?}` per line.
+
+A label is checked against what it labels: a score must lie on the rubric's scale, a
+choice must be one of the rubric's choices (pass/fail and true/false are accepted for a
+two-choice rubric), a pairwise label must be old, new or tie (`--label-map A=old,B=new`
+translates other spellings). Anything else is an input error naming file:line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judgecli.dataset import iter_lines
+from judgecli.errors import ConfigError, DatasetError
+from judgecli.result import Winner
+from judgecli.rubric import Rubric, RubricKind
+
+Value = float | str
+
+
+@dataclass(frozen=True)
+class Label:
+    """One human judgement of one case."""
+
+    id: str
+    value: Value
+    """A score (float), a rubric choice, or a Winner value ("old"/"new"/"tie")."""
+    annotator: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class LabelSpace:
+    """What labels may be: the kind of verdict, and for scores the scale."""
+
+    kind: RubricKind
+    choices: list[str] | None = None
+    passing: str | None = None
+    scale: tuple[float, float] | None = None
+
+    @classmethod
+    def of(cls, rubric: Rubric) -> LabelSpace:
+        """The label space a rubric defines."""
+        scale = (rubric.scale.min, rubric.scale.max) if rubric.scale else None
+        return cls(kind=rubric.kind, choices=rubric.choices, passing=rubric.passing_choice,
+                   scale=scale)  # fmt: skip
+
+
+def parse_label_map(text: str | None) -> dict[str, str]:
+    """`A=old,B=new,1=old,2=new` → {"a": "old", ...} (keys compared case-insensitively)."""
+    if not text:
+        return {}
+    mapping = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ConfigError(f"--label-map {text!r}: {part!r} is not FROM=TO",
+                              hint="e.g. --label-map A=old,B=new,1=old,2=new")  # fmt: skip
+        mapping[key.strip().casefold()] = value.strip()
+    return mapping
+
+
+def normalise(raw: Any, space: LabelSpace, label_map: Mapping[str, str]) -> Value | None:
+    """A raw JSON label as a value of the label space, or None when it is not one."""
+    if isinstance(raw, str | int | float) and not isinstance(raw, bool):
+        raw = label_map.get(str(raw).strip().casefold(), raw)
+    if space.kind is RubricKind.POINTWISE:
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
+            return None
+        if space.scale is not None and not space.scale[0] <= raw <= space.scale[1]:
+            return None
+        return float(raw)
+    if space.kind is RubricKind.PAIRWISE:
+        text = str(raw).strip().casefold() if isinstance(raw, str) else None
+        return text if text in {w.value for w in Winner} else None
+    return binary_choice(raw, space)
+
+
+def binary_choice(raw: Any, space: LabelSpace) -> str | None:
+    """A binary label: one of the choices, or pass/fail (true/false) for two choices."""
+    choices = space.choices
+    if choices is None:  # no rubric: any non-empty string is a class
+        return raw.strip() if isinstance(raw, str) and raw.strip() else None
+    if isinstance(raw, bool):
+        raw = "pass" if raw else "fail"
+    if not isinstance(raw, str):
+        return None
+    wanted = raw.strip().casefold()
+    for choice in choices:
+        if choice.casefold() == wanted:
+            return choice
+    if len(choices) == 2 and wanted in {"pass", "fail"}:
+        passing = space.passing or choices[0]
+        other = next(c for c in choices if c != passing)
+        return passing if wanted == "pass" else other
+    return None
+
+
+def describe(space: LabelSpace) -> str:
+    """What labels the space accepts, for error messages."""
+    if space.kind is RubricKind.POINTWISE:
+        return (
+            f"a number from {space.scale[0]:g} to {space.scale[1]:g}" if space.scale else "a number"
+        )
+    if space.kind is RubricKind.PAIRWISE:
+        return 'one of "old", "new", "tie" (use --label-map A=old,B=new for other spellings)'
+    return f"one of {space.choices}" + (
+        " or pass/fail" if space.choices and len(space.choices) == 2 else ""
+    )
+
+
+def read_labels(
+    path: Path, space: LabelSpace, *, label_map: Mapping[str, str] | None = None
+) -> list[Label]:
+    """Every label of the file, validated; (id, annotator) must be unique."""
+    label_map = label_map or {}
+    labels: list[Label] = []
+    first: dict[tuple[str, str | None], int] = {}
+    for number, _, text in iter_lines(path):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise DatasetError(
+                path, number, f"invalid JSON: {err.msg} (column {err.colno})"
+            ) from None
+        if not isinstance(obj, dict):
+            raise DatasetError(path, number, "expected a JSON object")
+        case_id, raw, annotator = obj.get("id"), obj.get("label"), obj.get("annotator")
+        if isinstance(case_id, bool) or not isinstance(case_id, str | int):
+            raise DatasetError(path, number, 'missing or invalid "id" (a string or integer)')
+        if raw is None:
+            raise DatasetError(path, number, 'missing "label"')
+        if annotator is not None and not isinstance(annotator, str | int):
+            raise DatasetError(path, number, '"annotator" must be a string')
+        value = normalise(raw, space, label_map)
+        if value is None:
+            raise DatasetError(path, number, f"label {raw!r} is not {describe(space)}")
+        who = None if annotator is None else str(annotator)
+        key = (str(case_id), who)
+        if key in first:
+            by = who or "the same (unnamed) annotator"
+            raise DatasetError(
+                path, number, f"id {case_id!r} is labelled twice by {by} (first on line "
+                f"{first[key]})", hint='add an "annotator" field to tell raters apart',
+            )  # fmt: skip
+        first[key] = number
+        labels.append(Label(id=str(case_id), value=value, annotator=who, line=number))
+    if not labels:
+        raise DatasetError(path, None, "no labels (the file is empty)")
+    return labels

@@ -1,0 +1,70 @@
+"""The simulator's OpenAI wire format: parse a chat-completion request, build the reply
+and error bodies (with usage counts).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from typing import Any
+
+from judgecli.simulator_verdicts import message_text
+
+
+def _tokens(chars: int) -> int:
+    # About four characters per token, as OpenAI's rule of thumb; never zero.
+    return max(1, math.ceil(chars / 4))
+
+
+def completion_body(body: dict[str, Any], content: str, number: int) -> dict[str, Any]:
+    """Wrap reply ``content`` in an OpenAI chat completion object with estimated usage."""
+    prompt_chars = sum(len(message_text(m)) for m in body.get("messages") or [])
+    prompt_tokens, completion_tokens = _tokens(prompt_chars), _tokens(len(content))
+    choice = {
+        "index": 0,
+        "message": {"role": "assistant", "content": content},
+        "finish_reason": "stop",
+    }
+    return {
+        "id": f"chatcmpl-sim-{number}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", ""),
+        "choices": [choice],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def error_body(status: int, message: str | None = None) -> str:
+    """Return an OpenAI-shaped JSON error for ``status``."""
+    if status == 429:
+        error = {
+            "message": message or "simulated rate limit",
+            "type": "rate_limit_error",
+            "code": "rate_limit_exceeded",
+        }
+    elif status >= 500:
+        error = {"message": message or "simulated server error", "type": "server_error"}
+    else:
+        error = {"message": message or f"simulated HTTP {status}", "type": "invalid_request_error"}
+    return json.dumps({"error": error})
+
+
+def parse_request(raw: bytes) -> tuple[dict[str, Any], str | None]:
+    """Return the chat completion request body and, when the simulator rejects it, why."""
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return {}, "request body is not valid JSON"
+    if not isinstance(body, dict):
+        return {}, "request body must be a JSON object"
+    if body.get("stream"):
+        return body, "the simulator does not stream; send stream: false"
+    if not isinstance(body.get("messages"), list):
+        return body, "messages must be a list"
+    return body, None

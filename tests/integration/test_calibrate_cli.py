@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from judgecli.simulator import SimulatorConfig, SimulatorServer
+from tests.integration.conftest import REPO
+
+EXAMPLE = REPO / "datasets" / "example.jsonl"
+
+
+def labelled(write, labels: dict[str, int], *, with_fields: bool = True) -> Path:
+    """A labels file over the example dataset's cases, one annotator."""
+    rows = []
+    for line in EXAMPLE.read_text().splitlines():
+        case = json.loads(line)
+        if case["id"] in labels:
+            row = {"id": case["id"], "label": labels[case["id"]]}
+            if with_fields:
+                row |= {k: case[k] for k in ("input", "output", "category")}
+            rows.append(row)
+    return write("labels.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+
+
+LABELS = {f"q-{i:02d}": 1 + (i * 7) % 4 for i in range(1, 25)}
+
+
+@pytest.fixture
+def truthful(write):
+    """A simulator that answers the human label (noise 0) for the labelled cases."""
+    path = labelled(write, LABELS)
+    with SimulatorServer(SimulatorConfig(truth_file=path)) as server:
+        yield server, path
+
+
+def calibrate(run_cli, server, *args):
+    return run_cli(server, "calibrate", *args, "--json", "--quiet")
+
+
+def test_a_truthful_judge_agrees_perfectly_and_passes_the_gate(run_cli, truthful):
+    server, labels = truthful
+    run = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal",
+                    "--min-kappa", "0.9")  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    s = run.summary
+    assert (s["command"], s["n_labels"], s["accuracy"]) == ("calibrate", 24, 1.0)
+    assert s["cohen_kappa"] == 1.0
+    assert s["weighted_kappa"] == 1.0
+    assert s["gate"]["metric"] == "weighted_kappa"
+    assert len(server.requests) == 24
+    assert sorted(p.name for p in Path("cal").iterdir()) == [
+        "disagreements.jsonl", "report.md", "results.jsonl", "run.json", "summary.json",
+    ]  # fmt: skip
+    assert Path("cal/disagreements.jsonl").read_text() == ""
+
+
+def test_a_noisy_judge_fails_the_gate_and_lists_its_disagreements(run_cli, write):
+    labels = labelled(write, LABELS)
+    with SimulatorServer(SimulatorConfig(truth_file=labels, noise=0.5, seed=3)) as server:
+        run = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal",
+                        "--min-kappa", "0.9")  # fmt: skip
+    assert run.exit_code == 1, run.stderr
+    s = run.summary
+    assert 0.2 < s["accuracy"] < 0.8
+    assert s["within_one"] == 1.0  # the noise moves a score by one point
+    rows = [json.loads(x) for x in Path("cal/disagreements.jsonl").read_text().splitlines()]
+    assert len(rows) == round((1 - s["accuracy"]) * 24)
+    assert all(abs(r["human"] - r["judge"]) == 1 for r in rows)
+    assert "FAIL" in run.stderr
+
+
+def test_results_mode_measures_a_finished_run_without_calling_a_judge(run_cli, truthful):
+    server, labels = truthful
+    first = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal")
+    calls = len(server.requests)
+    again = calibrate(run_cli, None, "--results", "cal/results.jsonl", "--labels", str(labels),
+                      "--out", "cal2")  # fmt: skip
+    assert again.exit_code == 0, again.stderr
+    assert len(server.requests) == calls
+    for key in ("n_labels", "accuracy", "cohen_kappa", "weighted_kappa", "spearman"):
+        assert again.summary[key] == first.summary[key]
+    assert not Path("cal2/results.jsonl").exists()
+
+
+def test_cases_can_come_from_a_dataset_joined_on_id(run_cli, truthful, write):
+    server, _ = truthful
+    bare = labelled(write, {"q-01": 4, "q-02": 4}, with_fields=False)
+    run = calibrate(run_cli, server, str(bare), "--rubric", "helpfulness", "--cases",
+                    str(EXAMPLE), "--out", "cal")  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    assert run.summary["n_labels"] == 2
+    assert len(server.requests) == 2
+
+
+def test_stated_confidence_is_calibrated(run_cli, write):
+    labels = labelled(write, LABELS)
+    rubric = (
+        (REPO / "rubrics" / "helpfulness.yaml")
+        .read_text()
+        .replace("feedback: true", "feedback: true\nconfidence: true")
+    )
+    write("confident.yaml", rubric)
+    with SimulatorServer(SimulatorConfig(truth_file=labels, noise=0.3, seed=1)) as server:
+        run = calibrate(run_cli, server, str(labels), "--rubric", "confident.yaml", "--out", "c")
+    s = run.summary
+    assert run.exit_code == 0, run.stderr
+    assert s["n_confidence"] == 24
+    assert 0 <= s["ece"] <= 1
+    assert 0 <= s["brier"] <= 1
+    assert sum(b["count"] for b in s["reliability"]) == 24
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        pytest.param('{"id": "q-01", "label": 7}\n', "labels.jsonl:1: label 7 is not a number "
+                     "from 1 to 4", id="off-scale"),
+        pytest.param('{"id": "q-01", "label": 2}\n{"id": "q-01", "label": 3}\n',
+                     "labels.jsonl:2: id 'q-01' is labelled twice", id="duplicate"),
+        pytest.param("{oops\n", "labels.jsonl:1: invalid JSON", id="bad-json"),
+    ],
+)  # fmt: skip
+def test_bad_labels_exit_2_without_calling_the_judge(run_cli, judge_server, write, rows, message):
+    path = write("labels.jsonl", rows)
+    run = run_cli(judge_server, "calibrate", str(path), "--rubric", "helpfulness",
+                  "--cases", str(EXAMPLE), "--out", "cal")  # fmt: skip
+    assert run.exit_code == 2
+    assert message in run.stderr
+    assert judge_server.requests == []
+    assert not Path("cal").exists()
+
+
+def test_judging_without_a_rubric_is_a_usage_error(run_cli, write):
+    path = write("labels.jsonl", '{"id": "q-01", "label": 2}\n')
+    run = run_cli(None, "calibrate", str(path))
+    assert run.exit_code == 2
+    assert "judging needs --rubric" in run.stderr
+
+
+def test_pairwise_labels_against_both_orders(run_cli, judge_server, write):
+    old = REPO / "datasets" / "old.jsonl"
+    new = REPO / "datasets" / "new.jsonl"
+    rows = [{"id": f"p-{i:02d}", "label": "B" if i % 3 else "A"} for i in range(1, 11)]
+    labels = write("pw-labels.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    run = calibrate(run_cli, judge_server, str(labels), "--rubric", "pairwise", "--old", str(old),
+                    "--new", str(new), "--label-map", "A=old,B=new", "--out", "cal")  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    s = run.summary
+    assert s["n_labels"] == 10
+    assert set(s["by_order"]["openai/sim"]) == {"old-new", "new-old", "mean"}
+    assert "agreement_without_ties" in s
+    assert len(judge_server.requests) == 20
