@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
@@ -54,6 +54,52 @@ class ModelSettings(BaseModel):
     json_schema: bool | None = None
     """Send the verdict schema as response_format; None decides from LiteLLM's model map."""
 
+    def schema_decision(self) -> bool | None:
+        """Whether to send the verdict schema, when known without LiteLLM: the user's choice,
+        else yes behind --api-base (LiteLLM's map says no for every local model name, yet
+        OpenAI-compatible servers such as vLLM and Ollama accept it); None = ask LiteLLM.
+        """
+        if self.json_schema is not None:
+            return self.json_schema
+        return True if self.api_base else None
+
+
+class FailureLimit(BaseModel):
+    """--max-failures: stop a clearly broken run (bad key, wrong model, endpoint down)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    count: int | None = None
+    """Stop once more than this many cases failed."""
+    share: float | None = None
+    """Stop once more than this share of finished cases failed (after MIN_CASES cases)."""
+
+    MIN_CASES: ClassVar[int] = 10
+
+    def exceeded(self, failed: int, done: int) -> bool:
+        """Whether the run should stop now."""
+        if self.count is not None and failed > self.count:
+            return True
+        return self.share is not None and done >= self.MIN_CASES and failed > self.share * done
+
+    def __str__(self) -> str:
+        return f"{self.share:.0%}" if self.share is not None else str(self.count)
+
+
+def parse_failure_limit(text: str) -> FailureLimit:
+    """`--max-failures 20` (cases) or `--max-failures 10%` (of finished cases)."""
+    value = text.strip()
+    try:
+        if value.endswith("%"):
+            share = float(value[:-1]) / 100
+            if 0 <= share <= 1:
+                return FailureLimit(share=share)
+        elif int(value) >= 0:
+            return FailureLimit(count=int(value))
+    except ValueError:
+        pass
+    raise ConfigError(f"--max-failures {text!r} is not N or P%", hint="e.g. --max-failures 10%")
+
 
 class RunConfig(BaseModel):
     """Everything a judging run needs to know, validated."""
@@ -74,6 +120,13 @@ class RunConfig(BaseModel):
     sample: int | None = Field(default=None, ge=1)
     seed: int = 0
     field_map: dict[str, str] = Field(default_factory=dict)
+    use_cache: bool = True
+    max_cost: float | None = Field(default=None, gt=0)
+    max_failures: FailureLimit | None = None
+    resume: bool = False
+    """Continue the run in `out` instead of starting a new one."""
+    retry_failed: bool = False
+    """On resume, judge the cases that failed last time again."""
 
     @property
     def model_names(self) -> list[str]:
@@ -141,8 +194,20 @@ def build_run_config(
     sample: int | None = None,
     seed: int = 0,
     field_map: dict[str, str] | None = None,
+    no_cache: bool = False,
+    max_cost: float | None = None,
+    max_failures: str | None = None,
+    resume: Path | None = None,
+    retry_failed: bool = False,
 ) -> RunConfig:
     """Merge flags, the rubric's judge block and defaults into one RunConfig."""
+    if resume is not None and out is not None and Path(out) != Path(resume):
+        raise ConfigError(
+            "--out and --resume name different directories",
+            hint="--resume RUN_DIR continues the run in RUN_DIR; drop --out",
+        )
+    if retry_failed and resume is None:
+        raise ConfigError("--retry-failed goes with --resume RUN_DIR")
     names = list(dict.fromkeys(models or ([rubric.judge.model] if rubric.judge.model else [])))
     if not names:
         raise ConfigError(
@@ -160,11 +225,16 @@ def build_run_config(
         concurrency=first(concurrency, DEFAULT_CONCURRENCY),
         rpm=rpm,
         tpm=tpm,
-        out=out or default_out,
+        out=resume or out or default_out,
         limit=limit,
         sample=sample,
         seed=seed,
         field_map=field_map or {},
+        use_cache=not no_cache,
+        max_cost=max_cost,
+        max_failures=parse_failure_limit(max_failures) if max_failures else None,
+        resume=resume is not None,
+        retry_failed=retry_failed,
     )
 
 
@@ -197,3 +267,25 @@ def parse_choice(choices: type[E], value: str, flag: str) -> E:
     except ValueError:
         allowed = ", ".join(c.value for c in choices)
         raise ConfigError(f"{flag} {value!r} is not one of: {allowed}") from None
+
+
+def cache_dir() -> Path:
+    """Where the reply cache lives: $JUDGE_CACHE_DIR, else $XDG_CACHE_HOME/judge, else
+    ~/.cache/judge.
+    """
+    explicit = os.environ.get("JUDGE_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "judge"
+
+
+def secret_values(models: list[ModelSettings]) -> list[str]:
+    """Every secret that could leak into an error message: provider keys from the
+    environment and keys given per model. Used to scrub messages, never written.
+    """
+    found = {m.api_key.get_secret_value() for m in models if m.api_key is not None}
+    for name, value in os.environ.items():
+        if value and len(value) >= 8 and name.endswith(("_API_KEY", "_TOKEN", "_SECRET")):
+            found.add(value)
+    return sorted(found, key=len, reverse=True)

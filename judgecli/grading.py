@@ -118,6 +118,7 @@ async def ask_judge(
         max_tokens=plan.max_tokens,
         response_format=plan.response_format if client.accepts_schema(model) else None,
     )
+    first_request = request
     spend = Spend()
     raw: str | None = None
     error = "no reply"
@@ -135,7 +136,10 @@ async def ask_judge(
             error = f"invalid verdict: {err.reason}"
             request = repair_request(request, reply.text, err.reason)
             continue
-        return spend.judgement(model, order, raw=raw, verdict=verdict)
+        # Keyed by the first request: a re-run asks that one, and must get this verdict
+        # (even when it took a repair turn) without paying for the turns again.
+        client.remember(first_request, reply)
+        return spend.judgement(model, order, raw=raw, verdict=verdict, cached=reply.cached)
     return spend.judgement(
         model, order, raw=raw, error=f"{error} (after {plan.max_retries + 1} replies)"
     )

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable
 from types import ModuleType
@@ -23,8 +24,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from judgecli.config import ModelSettings
-from judgecli.limits import Limits
+from judgecli.config import ModelSettings, Price
+from judgecli.errors import ConfigError, JudgeError
+from judgecli.limits import BudgetGuard, Limits
 
 Message = dict[str, str]
 
@@ -62,6 +64,8 @@ class JudgeReply(BaseModel):
     cost_usd: float = 0.0
     latency_s: float = 0.0
     attempts: int = 1
+    cached: bool = False
+    """Served from the reply cache: nothing was sent or paid."""
 
 
 class JudgeCallError(Exception):
@@ -85,6 +89,10 @@ class JudgeClient(Protocol):
         """One reply, or JudgeCallError."""
         ...
 
+    def remember(self, request: JudgeRequest, reply: JudgeReply) -> None:
+        """The reply parsed into a valid verdict: a cache may keep it."""
+        ...
+
 
 def import_litellm() -> ModuleType:
     """Import LiteLLM offline and quiet (ECOSYSTEM.md §1.8, §1.10)."""
@@ -99,6 +107,40 @@ def import_litellm() -> ModuleType:
     for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     return litellm
+
+
+def model_price(litellm: ModuleType, settings: ModelSettings) -> Price | None:
+    """The model's price: the user's --price, else LiteLLM's bundled map, else None."""
+    if settings.price is not None:
+        return settings.price
+    try:
+        info = litellm.get_model_info(settings.name)
+    except Exception:  # noqa: BLE001 - LiteLLM raises several types for "not mapped"
+        return None
+    if not info or info.get("input_cost_per_token") is None:
+        return None
+    return Price(
+        input_per_mtok=float(info["input_cost_per_token"]) * 1e6,
+        output_per_mtok=float(info.get("output_cost_per_token") or 0.0) * 1e6,
+    )
+
+
+def required_price(litellm: ModuleType, settings: ModelSettings) -> Price:
+    """The model's price, or ConfigError: a budget cannot be kept without one."""
+    price = model_price(litellm, settings)
+    if price is None:
+        raise ConfigError(
+            f"--max-cost needs a price, and LiteLLM has none for {settings.name}",
+            hint="give one with --price IN,OUT (USD per million tokens)",
+        )
+    return price
+
+
+def check_prices(models: list[ModelSettings]) -> None:
+    """Raise ConfigError unless every model has a price (before a budgeted run starts)."""
+    litellm = import_litellm()
+    for settings in models:
+        required_price(litellm, settings)
 
 
 def retry_after_s(error: BaseException) -> float | None:
@@ -142,6 +184,8 @@ class LiteLLMClient:
         *,
         max_retries: int,
         timeout_s: float,
+        budget: BudgetGuard | None = None,
+        secrets: list[str] | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self._litellm = import_litellm()
@@ -149,8 +193,15 @@ class LiteLLMClient:
         self._limits = limits
         self._max_retries = max_retries
         self._timeout_s = timeout_s
+        self._budget = budget
+        self._secrets = secrets or []
         self._sleep = sleep
         self._retryable = self._retryable_errors()
+        if budget is not None:
+            self._prices = {m.name: required_price(self._litellm, m) for m in models}
+
+    def remember(self, request: JudgeRequest, reply: JudgeReply) -> None:
+        """No cache at this layer (see cached.CachedJudge)."""
 
     def _retryable_errors(self) -> tuple[type[BaseException], ...]:
         ll = self._litellm
@@ -180,34 +231,36 @@ class LiteLLMClient:
         return unknown
 
     def accepts_schema(self, model: str) -> bool:
-        """Schema unless told otherwise; LiteLLM's map says no for every local model name, yet
-        OpenAI-compatible servers behind --api-base (vLLM, Ollama) accept it.
-        """
-        settings = self._models[model]
-        if settings.json_schema is not None:
-            return settings.json_schema
-        if settings.api_base:
-            return True
+        """The settings' decision, else LiteLLM's model map."""
+        decided = self._models[model].schema_decision()
+        if decided is not None:
+            return decided
         return bool(self._litellm.supports_response_schema(model=model))
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         """Call the judge, retrying transient errors; raise JudgeCallError when it gives up."""
         settings = self._models[request.model]
-        tokens = self._estimate_tokens(request) if self._limits.counts_tokens else 0
+        counting = self._limits.counts_tokens or self._budget is not None
+        tokens = self._estimate_tokens(request) if counting else 0
         attempt = 0
         while True:
             attempt += 1
             started = time.monotonic()
+            estimate = spent = 0.0
             try:
                 async with self._limits.slot(request.model, tokens):
+                    # Reserved once in flight, so calls queueing for a slot hold no budget.
+                    estimate = self._reserve(request, tokens)
                     started = time.monotonic()
                     response = await asyncio.wait_for(
                         self._send(request, settings), timeout=self._timeout_s + 5
                     )
+                reply = self._reply(response, settings, time.monotonic() - started, attempt)
+                spent = reply.cost_usd
             except self._retryable as err:
                 if attempt > self._max_retries:
                     raise JudgeCallError(
-                        f"{describe(err)} (gave up after {attempt} attempts)",
+                        f"{describe(err, self._secrets)} (gave up after {attempt} attempts)",
                         attempts=attempt,
                         retryable=True,
                     ) from None
@@ -216,9 +269,27 @@ class LiteLLMClient:
                     self._limits.gate(request.model).pause(wait)
                 await self._sleep(wait if wait is not None else backoff_s(attempt - 1))
                 continue
+            except JudgeError:
+                raise  # our own stop (the budget): the run ends, the case is not failed
             except Exception as err:  # noqa: BLE001 - anything else is final: 4xx, bad config
-                raise JudgeCallError(describe(err), attempts=attempt, retryable=False) from None
-            return self._reply(response, settings, time.monotonic() - started, attempt)
+                raise JudgeCallError(
+                    describe(err, self._secrets), attempts=attempt, retryable=False
+                ) from None
+            finally:
+                if self._budget is not None:
+                    self._budget.settle(estimate, spent)
+            return reply
+
+    def _reserve(self, request: JudgeRequest, prompt_tokens: int) -> float:
+        """Reserve the call's worst-case cost with the budget (0 without a budget)."""
+        if self._budget is None:
+            return 0.0
+        price = self._prices[request.model]
+        reply_tokens = request.max_tokens or 0
+        prompt_only = max(prompt_tokens - reply_tokens, 0)
+        estimate = (prompt_only * price.input_per_mtok + reply_tokens * price.output_per_mtok) / 1e6
+        self._budget.reserve(estimate)
+        return estimate
 
     async def _send(self, request: JudgeRequest, settings: ModelSettings) -> Any:
         kwargs: dict[str, Any] = {
@@ -279,7 +350,22 @@ class LiteLLMClient:
             await close()
 
 
-def describe(error: BaseException) -> str:
+# Things that look like credentials, in case a provider echoes one we were not told about.
+CREDENTIAL = re.compile(
+    r"(sk-[A-Za-z0-9_\-]{8,}|Bearer\s+[A-Za-z0-9._\-]{8,}|key=[A-Za-z0-9_\-]{8,})"
+)
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    """The text with every known secret and anything key-shaped masked: LiteLLM exceptions
+    can echo request headers, and error messages end up in results.jsonl and logs.
+    """
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return CREDENTIAL.sub("***", text)
+
+
+def describe(error: BaseException, secrets: list[str] | None = None) -> str:
     """A one-line description of a call error, without secrets or LiteLLM's help banners."""
     status = getattr(error, "status_code", None)
     name = type(error).__name__
@@ -287,4 +373,4 @@ def describe(error: BaseException) -> str:
     first = message[0] if message else ""
     first = first.removeprefix("litellm.").split(" LiteLLM Retried")[0]
     text = f"{name}: {first}" if first and not first.startswith(name) else first or name
-    return f"HTTP {status} {text}" if status else text
+    return scrub(f"HTTP {status} {text}" if status else text, secrets or [])

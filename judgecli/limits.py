@@ -15,6 +15,8 @@ from contextlib import asynccontextmanager
 
 from aiolimiter import AsyncLimiter
 
+from judgecli.errors import BudgetExceededError
+
 
 def paced_limiter(per_minute: float) -> AsyncLimiter:
     """A limiter that never allows more than `per_minute` in any 60-second window, with
@@ -89,3 +91,32 @@ class Limits:
         async with self._slots:
             await self.gate(model).acquire(tokens)
             yield
+
+
+class BudgetGuard:
+    """Stops a run before its spend would pass the cap (--max-cost).
+
+    Each call reserves its worst-case cost (the prompt's tokens plus max_tokens of reply,
+    at the model's price) before it is sent, so calls in flight together can never pass
+    the cap; the reservation is replaced by the actual cost when the reply arrives.
+    """
+
+    def __init__(self, cap_usd: float, *, spent_usd: float = 0.0) -> None:
+        self.cap_usd = cap_usd
+        self.spent_usd = spent_usd
+        self._reserved = 0.0
+
+    def reserve(self, estimate_usd: float) -> None:
+        """Claim room for one call, or raise BudgetExceededError."""
+        if self.spent_usd + self._reserved + estimate_usd > self.cap_usd:
+            raise BudgetExceededError(
+                f"stopped before passing --max-cost ${self.cap_usd:g}: ${self.spent_usd:.4f} "
+                f"spent, the next call could cost up to ${estimate_usd:.4f}",
+                hint="resume with a higher cap: judge resume RUN_DIR --max-cost USD",
+            )
+        self._reserved += estimate_usd
+
+    def settle(self, estimate_usd: float, actual_usd: float) -> None:
+        """Replace a reservation by what the call actually cost (0 when it failed)."""
+        self._reserved -= estimate_usd
+        self.spent_usd += actual_usd

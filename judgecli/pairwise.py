@@ -35,11 +35,11 @@ class PairwiseOutcome:
     gate: GateResult | None
 
 
-def check_rubric_kind(rubric: Rubric) -> None:
+def check_rubric_kind(rubric: Rubric, path: Path) -> None:
     """`pairwise` needs a pairwise rubric (the judge sees answers A and B)."""
     if rubric.kind is not RubricKind.PAIRWISE:
         raise RubricError(
-            f"rubric {rubric.name!r} is {rubric.kind.value}, not pairwise",
+            f"{path}: rubric {rubric.name!r} is {rubric.kind.value}, not pairwise",
             hint="use `judge score` with it, or a pairwise rubric such as `--rubric pairwise`",
         )
 

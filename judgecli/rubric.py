@@ -126,12 +126,12 @@ class Rubric(Strict):
             if self.pass_at is not None and not self.scale.min <= self.pass_at <= self.scale.max:
                 raise ValueError("pass_at must lie within the scale")
         elif self.kind is RubricKind.BINARY:
+            if self.scale is not None or self.criteria:
+                raise ValueError("a binary rubric has choices, not a scale or criteria")
             if not self.choices or len(self.choices) < 2:
                 raise ValueError("a binary rubric needs choices: [YES, NO] (two or more labels)")
             if len({c.casefold() for c in self.choices}) != len(self.choices):
                 raise ValueError("choices must be distinct (ignoring case)")
-            if self.scale is not None or self.criteria:
-                raise ValueError("a binary rubric has choices, not a scale or criteria")
             if self.pass_choice is not None and self.pass_choice not in self.choices:
                 raise ValueError("pass_choice must be one of the choices")
         names = [c.name for c in self.criteria]
@@ -197,6 +197,19 @@ class NoAliasLoader(yaml.SafeLoader):
             )
         return super().compose_node(parent, index)
 
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:  # noqa: D102
+        # A repeated key would silently override the first: an error in a rubric.
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.MarkedYAMLError(
+                    problem=f"duplicate key {key!r} (first on line {seen[key].line + 1})",
+                    problem_mark=key_node.start_mark,
+                )
+            seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
+
 
 # YAML 1.1 reads YES/NO/on/off as booleans, so `choices: [YES, NO]` would arrive as
 # [True, False]. Rubrics follow YAML 1.2 instead: only true/false are booleans.
@@ -218,8 +231,11 @@ def load_rubric(path: Path | str) -> Rubric:
         raise RubricError(
             f"{path}: no such rubric file", hint="`judge rubrics list` shows the bundled ones"
         ) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise RubricError(f"{path}: cannot read rubric: {err}") from None
+    except UnicodeDecodeError as err:
+        line = path.read_bytes()[: err.start].count(b"\n") + 1
+        raise RubricError(f"{path}:{line}: not UTF-8", hint="save the file as UTF-8") from None
+    except OSError as err:
+        raise RubricError(f"{path}: cannot read rubric: {err.strerror}") from None
     return parse_rubric(text, source=str(path))
 
 
@@ -240,7 +256,7 @@ def parse_rubric(text: str, *, source: str) -> Rubric:
         return Rubric.model_validate(data)
     except ValidationError as err:
         first = err.errors()[0]
-        loc = [str(p) for p in first["loc"]]
+        loc = [str(p) for p in first["loc"]] or key_named_in(first["msg"], data)
         at = yaml_line(node, loc)
         where = f"{source}:{at}" if at else source
         field = ".".join(loc) or "rubric"
@@ -250,6 +266,17 @@ def parse_rubric(text: str, *, source: str) -> Rubric:
                 "unknown key (check the spelling; `judge rubrics show helpfulness` has an example)"
             )
         raise RubricError(f"{where}: {field}: {message}") from None
+
+
+def key_named_in(message: str, data: dict[str, Any]) -> list[str]:
+    """For a rule that spans several keys (no location of its own): the first rubric key
+    the message names that the file has, so the error can still point at a line.
+    """
+    for path in re.findall(r"[a-z_]+(?:\.[a-z_]+)*", message):
+        keys = path.split(".")
+        if keys[0] in data and keys[0] in Rubric.model_fields:
+            return keys
+    return ["kind"] if "kind" in data else []
 
 
 def yaml_line(node: yaml.Node | None, loc: list[str]) -> int | None:

@@ -9,18 +9,28 @@ import platform
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from judgecli import __version__
-from judgecli.config import RunConfig
-from judgecli.judge import JudgeClient, LiteLLMClient
-from judgecli.limits import Limits
+from judgecli.cached import CachedJudge
+from judgecli.config import RunConfig, cache_dir, secret_values
+from judgecli.errors import BudgetExceededError, InputError, RunIncompleteError
+from judgecli.judge import JudgeClient, LiteLLMClient, check_prices
+from judgecli.limits import BudgetGuard, Limits
 from judgecli.report import render_markdown
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
 from judgecli.runner import run_cases, run_sync
 from judgecli.stats.summary import RunSummary
-from judgecli.store import REPORT_MD, RUN_INFO, SUMMARY, RunStore, append_step_summary
+from judgecli.store import (
+    REPORT_MD,
+    RUN_INFO,
+    SUMMARY,
+    PreviousRun,
+    RunStore,
+    append_step_summary,
+)
+from judgecli.store.cache import ReplyCache
 
 T = TypeVar("T")
 
@@ -39,7 +49,8 @@ def run_info(config: RunConfig, rubric: Rubric, argv: list[str]) -> dict[str, An
     return {
         "command": config.command,
         "argv": argv,
-        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "cwd": str(Path.cwd()),
+        "started": now_iso(),
         "models": [m.model_dump(mode="json", exclude={"api_key"}) for m in config.models],
         "rubric": {"name": rubric.name, "version": rubric.version, "hash": rubric.content_hash},
         "config": settings,
@@ -51,58 +62,115 @@ def run_info(config: RunConfig, rubric: Rubric, argv: list[str]) -> dict[str, An
     }
 
 
-def open_run(config: RunConfig, rubric: Rubric, argv: list[str]) -> RunStore:
-    """Create the run directory and write run.json."""
-    store = RunStore.create(config.out)
-    store.write_json(RUN_INFO, run_info(config, rubric, argv))
-    return store
+def open_run(config: RunConfig, rubric: Rubric, argv: list[str]) -> tuple[RunStore, PreviousRun]:
+    """Create the run directory and write run.json, or reopen it with --resume (after
+    checking it was made with the same rubric and judges).
+    """
+    if not config.resume:
+        store = RunStore.create(config.out)
+        store.write_json(RUN_INFO, run_info(config, rubric, argv))
+        return store, PreviousRun(info={}, done=set(), spent_usd=0.0)
+    store, previous = RunStore.reopen(config.out, retry_failed=config.retry_failed)
+    made_with = previous.info.get("rubric", {}).get("hash")
+    models = [m.get("name") for m in previous.info.get("models", [])]
+    if made_with != rubric.content_hash or models != config.model_names:
+        store.close()
+        raise InputError(
+            f"{config.out} was made with rubric {made_with} and judges {models}; this command "
+            f"has {rubric.content_hash} and {config.model_names}",
+            hint="resume with the same rubric and --model flags (judge resume RUN_DIR does)",
+        )
+    info = previous.info | {"resumed": [*previous.info.get("resumed", []), now_iso()]}
+    store.write_json(RUN_INFO, info)
+    return store, previous
 
 
-def make_client(config: RunConfig) -> LiteLLMClient:
+def now_iso() -> str:
+    """The current UTC time, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def make_client(config: RunConfig, *, spent_usd: float = 0.0) -> LiteLLMClient:
     """The LiteLLM-backed judge client under the run's limits (call inside the event loop)."""
     limits = Limits(concurrency=config.concurrency, rpm=config.rpm, tpm=config.tpm)
+    budget = None if config.max_cost is None else BudgetGuard(config.max_cost, spent_usd=spent_usd)
     return LiteLLMClient(
-        config.models, limits, max_retries=config.max_retries, timeout_s=config.timeout_s
-    )
+        config.models, limits, max_retries=config.max_retries, timeout_s=config.timeout_s,
+        budget=budget, secrets=secret_values(config.models),
+    )  # fmt: skip
+
+
+class HasId(Protocol):
+    """A case or a pair: something with an id."""
+
+    @property
+    def id(self) -> str:
+        """The case id."""
+        ...
+
+
+ItemT = TypeVar("ItemT", bound=HasId)
 
 
 def judge_all(
     config: RunConfig,
     rubric: Rubric,
-    items: Iterable[T],
-    grade: Callable[[JudgeClient, T], Awaitable[CaseResult]],
+    items: Iterable[ItemT],
+    grade: Callable[[JudgeClient, ItemT], Awaitable[CaseResult]],
     *,
     argv: list[str],
     on_result: Callable[[CaseResult], None],
     warnings: list[str],
 ) -> Path:
-    """Open the run directory, grade every item under the run's limits, close the results.
+    """Open (or reopen) the run directory, grade every item not judged yet under the run's
+    limits, and close the results. Returns the run directory.
 
-    Returns the run directory. Unpriced models add a warning to `warnings`.
+    Calls go through the reply cache unless --no-cache; the real client (and LiteLLM) is
+    only built on the first cache miss. Unpriced models add a warning to `warnings`.
     """
-    store = open_run(config, rubric, argv)
+    if config.max_cost is not None:
+        check_prices(config.models)  # before anything is written: a budget needs prices
+    store, previous = open_run(config, rubric, argv)
+    todo = (item for item in items if item.id not in previous.done)
+    built: list[LiteLLMClient] = []
+
+    def real_client() -> LiteLLMClient:
+        built.append(make_client(config, spent_usd=previous.spent_usd))
+        return built[0]
 
     class Events:
         def case_done(self, result: CaseResult) -> None:
             on_result(result)
 
     async def main() -> None:
-        client = make_client(config)
-        warnings.extend(
-            f"{name}: no price known, cost counts as 0 (set --price IN,OUT per 1M tokens)"
-            for name in client.unpriced_models()
+        cache = ReplyCache(cache_dir()) if config.use_cache else None
+        client: JudgeClient = (
+            CachedJudge(real_client, cache, config.models) if cache else real_client()
         )
         try:
 
-            async def one(item: T) -> CaseResult:
+            async def one(item: ItemT) -> CaseResult:
                 return await grade(client, item)
 
-            await run_cases(items, one, concurrency=config.concurrency, sink=store, events=Events())
+            await run_cases(todo, one, concurrency=config.concurrency, sink=store,
+                            events=Events(), failure_limit=config.max_failures)  # fmt: skip
         finally:
-            await client.aclose()
+            if built:
+                await built[0].aclose()
+                warnings.extend(
+                    f"{name}: no price known, cost counts as 0 (set --price IN,OUT per 1M tokens)"
+                    for name in built[0].unpriced_models()
+                )
+            if cache is not None:
+                cache.close()
 
     try:
         run_sync(main())
+    except RunIncompleteError as err:
+        err.hint = f"continue with: judge resume {store.path}" + (
+            " --max-cost USD (higher)" if isinstance(err, BudgetExceededError) else ""
+        )
+        raise
     finally:
         store.close()
     return store.path

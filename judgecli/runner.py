@@ -14,7 +14,8 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from judgecli.errors import RunInterruptedError
+from judgecli.config import FailureLimit
+from judgecli.errors import RunInterruptedError, TooManyFailuresError
 from judgecli.result import CaseResult, CaseStatus
 
 T = TypeVar("T")
@@ -38,10 +39,19 @@ class RunEvents(Protocol):
 
 @dataclass
 class RunTally:
-    """How many cases ended each way."""
+    """How many cases ended each way, and the first failure's reason."""
 
     ok: int = 0
     failed: int = 0
+    first_error: str | None = None
+
+    def count(self, result: CaseResult) -> None:
+        """Count one finished case."""
+        if result.status is CaseStatus.OK:
+            self.ok += 1
+        else:
+            self.failed += 1
+            self.first_error = self.first_error or result.error
 
 
 async def run_cases(
@@ -51,8 +61,11 @@ async def run_cases(
     concurrency: int,
     sink: ResultSink,
     events: RunEvents,
+    failure_limit: FailureLimit | None = None,
 ) -> RunTally:
-    """Grade every item with at most `concurrency` cases in flight."""
+    """Grade every item with at most `concurrency` cases in flight; stop with
+    TooManyFailuresError when the failure limit is passed (results so far are kept).
+    """
     queue: asyncio.Queue[T | None] = asyncio.Queue(maxsize=2 * concurrency)
     tally = RunTally()
 
@@ -66,11 +79,14 @@ async def run_cases(
         while (item := await queue.get()) is not None:
             result = await grade(item)
             sink.append_result(result)
-            if result.status is CaseStatus.OK:
-                tally.ok += 1
-            else:
-                tally.failed += 1
+            tally.count(result)
             events.case_done(result)
+            done = tally.ok + tally.failed
+            if failure_limit is not None and failure_limit.exceeded(tally.failed, done):
+                raise TooManyFailuresError(
+                    f"stopped: {tally.failed} of {done} cases failed (--max-failures "
+                    f"{failure_limit}); first error: {tally.first_error}"
+                )
 
     tasks = [asyncio.create_task(produce())]
     tasks += [asyncio.create_task(work()) for _ in range(concurrency)]

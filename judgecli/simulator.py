@@ -9,9 +9,10 @@ labelled cases, it replays their labels with seeded noise instead
 
 It also plays a misbehaving provider, so retries and rate limits are tested on the path
 users run: a server-side requests-per-minute limit (429 + ``Retry-After``), seeded shares
-of 500s, dropped connections and malformed replies, added latency, and a script
-(`SimulatorServer.enqueue`, `fail_next`, `drop_next`) that takes precedence over all of
-those and is consumed in arrival order.
+of dropped connections, 500s, malformed verdicts, random 429s and truncated bodies (each
+request draws once, so each rate is exactly its share and a retry can succeed), added
+latency, and a script (`SimulatorServer.enqueue`, `fail_next`, `drop_next`,
+`truncate_next`) that takes precedence over all of those and is consumed in arrival order.
 
 Only chat completions are scripted, rate limited and recorded; ``GET /v1/models`` and
 ``GET /health`` always answer.
@@ -34,19 +35,23 @@ from typing import Any, Self
 
 from aiohttp import web
 
-from judgecli.simulator_config import RecordedRequest, SimulatorConfig
-
-__all__ = ["RecordedRequest", "SimulatorConfig", "SimulatorServer", "serve_forever"]
+from judgecli.simulator_config import Fault, RecordedRequest, SimulatorConfig
 from judgecli.simulator_truth import load_truth
 from judgecli.simulator_verdicts import MALFORMED_CONTENT, verdict_content
-from judgecli.simulator_wire import completion_body, error_body, parse_request
+from judgecli.simulator_wire import (
+    completion_body,
+    error_body,
+    parse_request,
+    retry_after_header,
+    truncated_body,
+)
+
+__all__ = ["Fault", "RecordedRequest", "SimulatorConfig", "SimulatorServer", "serve_forever"]
 
 # Long enough for an in-flight reply to finish, short enough that stop() never hangs a test.
 _SHUTDOWN_TIMEOUT_S = 1.0
 _WINDOW_S = 60.0
 _JSON = "application/json"
-
-
 _DROPPED = 0
 
 
@@ -54,20 +59,17 @@ _DROPPED = 0
 class _Action:
     """How to answer one request.
 
-    ``status`` is 200 for a reply (``content=None``: compute the verdict), `_DROPPED` to
-    close the connection, or the error status to send with ``body`` and ``retry_after``.
+    ``status`` is 200 for a reply (``content=None``: compute the verdict; ``truncated``:
+    send the first half of its body), `_DROPPED` to close the connection, or the error
+    status to send with ``body`` and ``retry_after``. ``fault`` is what the draw chose.
     """
 
     status: int = 200
     content: str | None = None
     body: str | None = None
     retry_after: float | None = None
-
-
-def _format_seconds(seconds: float) -> str:
-    """Format a Retry-After value like "1" or "0.5"."""
-    rounded = round(seconds, 3)
-    return str(int(rounded)) if rounded == int(rounded) else repr(rounded)
+    truncated: bool = False
+    fault: Fault | None = None
 
 
 class _State:
@@ -84,6 +86,17 @@ class _State:
         self.records: list[RecordedRequest] = []
         self.window: collections.deque[float] = collections.deque()
         self.attempts: collections.Counter[str] = collections.Counter()
+        random_429 = error_body(429, "simulated rate limit: a random share of requests")
+        wait = config.rate_limit_retry_after_s
+        self.fault_actions = {
+            Fault.DROP: _Action(_DROPPED, fault=Fault.DROP),
+            Fault.ERROR: _Action(500, body=error_body(500), fault=Fault.ERROR),
+            Fault.MALFORMED: _Action(content=MALFORMED_CONTENT, fault=Fault.MALFORMED),
+            Fault.RATE_LIMIT: _Action(
+                429, body=random_429, retry_after=wait, fault=Fault.RATE_LIMIT
+            ),
+            Fault.TRUNCATE: _Action(truncated=True, fault=Fault.TRUNCATE),
+        }
         # Loop-thread only from here on: no lock needed.
         self.jitter = random.Random(config.seed)
         self.ids = itertools.count(1)
@@ -126,26 +139,23 @@ class _State:
         return _Action(429, body=body, retry_after=wait)
 
     def _fault(self, body: dict[str, Any]) -> _Action:
-        cfg = self.config
-        if not (cfg.drop_rate or cfg.error_rate or cfg.malformed_rate):
+        if not any(self.config.fault_rates.values()):
             return _Action()
         digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
         # The attempt number is in the key so a retry of a failed request can succeed,
         # while a rerun of the same request sequence fails in exactly the same places.
         self.attempts[digest] += 1
-        draw = random.Random(f"{cfg.seed}\x1f{self.attempts[digest]}\x1f{digest}").random()
-        if draw < cfg.drop_rate:
-            return _Action(_DROPPED)
-        if draw < cfg.drop_rate + cfg.error_rate:
-            return _Action(500, body=error_body(500))
-        if draw < cfg.drop_rate + cfg.error_rate + cfg.malformed_rate:
-            return _Action(content=MALFORMED_CONTENT)
-        return _Action()
+        fault = self.config.draw_fault(f"{self.attempts[digest]}\x1f{digest}")
+        return _Action() if fault is None else self.fault_actions[fault]
 
-    def record(self, request: web.Request, body: dict[str, Any], now: float, status: int) -> None:
+    def record(
+        self, request: web.Request, body: dict[str, Any], now: float, action: _Action
+    ) -> None:
         headers = {k.lower(): v for k, v in request.headers.items()}
-        model = str(body.get("model") or "")
-        entry = RecordedRequest(time=now, model=model, body=body, headers=headers, status=status)
+        entry = RecordedRequest(
+            time=now, model=str(body.get("model") or ""), body=body, headers=headers,
+            status=action.status, fault=action.fault,
+        )  # fmt: skip
         with self.lock:
             self.records.append(entry)
 
@@ -166,10 +176,10 @@ class _Handlers:
         now = time.monotonic()
         body, problem = parse_request(raw)
         if problem is not None:
-            self.state.record(request, body, now, 400)
+            self.state.record(request, body, now, _Action(400))
             return web.Response(status=400, text=error_body(400, problem), content_type=_JSON)
         action = self.state.plan(body, now)
-        self.state.record(request, body, now, action.status)
+        self.state.record(request, body, now, action)
         delay = self.state.delay()
         if delay:
             await asyncio.sleep(delay)
@@ -185,7 +195,7 @@ class _Handlers:
             text = action.body if action.body is not None else error_body(action.status)
             headers = {}
             if action.retry_after is not None:
-                headers["Retry-After"] = _format_seconds(action.retry_after)
+                headers["Retry-After"] = retry_after_header(action.retry_after)
             content_type = _JSON if text.lstrip().startswith("{") else "text/plain"
             return web.Response(
                 status=action.status, text=text, headers=headers, content_type=content_type
@@ -201,7 +211,12 @@ class _Handlers:
                 truth=self.state.truth,
                 noise=cfg.noise,
             )
-        return web.json_response(completion_body(body, content, next(self.state.ids)))
+        completion = completion_body(body, content, next(self.state.ids))
+        if action.truncated:
+            # A bytes body gets its own Content-Length: the client reads every byte sent,
+            # then fails to parse them (unlike a drop, which it sees as a broken connection).
+            return web.Response(body=truncated_body(completion), content_type=_JSON)
+        return web.json_response(completion)
 
     async def models(self, request: web.Request) -> web.Response:
         model = {"id": "sim", "object": "model", "created": 0, "owned_by": "judgecli-simulator"}
@@ -354,7 +369,7 @@ class SimulatorServer:
 
         Args:
             status: The HTTP status, 400..599.
-            retry_after: Seconds for a ``Retry-After`` header (sent as "1" or "0.5").
+            retry_after: Seconds for a ``Retry-After`` header (sent as "1" or "0.05").
             count: How many requests fail.
             body: The response body; by default an OpenAI-shaped JSON error.
         """
@@ -366,6 +381,10 @@ class SimulatorServer:
     def drop_next(self, count: int = 1) -> None:
         """Close the connection of the next ``count`` scripted requests without a reply."""
         self._push([_Action(_DROPPED)] * count)
+
+    def truncate_next(self, count: int = 1) -> None:
+        """Answer the next ``count`` scripted requests with the first half of their body."""
+        self._push([_Action(truncated=True)] * count)
 
     def reset(self) -> None:
         """Forget the script, the recorded requests and the rpm window.

@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import math
+import random
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Fault(StrEnum):
+    """A misbehaviour the simulator draws at its configured rate, in draw order."""
+
+    DROP = "drop"
+    ERROR = "error"
+    MALFORMED = "malformed"
+    RATE_LIMIT = "rate_limit"
+    TRUNCATE = "truncate"
 
 
 class SimulatorConfig(BaseModel):
@@ -31,6 +44,13 @@ class SimulatorConfig(BaseModel):
     """Share of requests whose connection is closed with no reply."""
     malformed_rate: float = Field(default=0.0, ge=0, le=1)
     """Share of replies (HTTP 200) whose content is not valid JSON."""
+    rate_limit_rate: float = Field(default=0.0, ge=0, le=1)
+    """Share of requests answered with HTTP 429 and ``Retry-After``, whatever the `rpm`."""
+    rate_limit_retry_after_s: float = Field(default=1.0, ge=0)
+    """The ``Retry-After`` seconds of a `rate_limit_rate` 429 (sent as "1" or "0.05")."""
+    truncate_rate: float = Field(default=0.0, ge=0, le=1)
+    """Share of replies (HTTP 200) whose JSON body is cut in half, with a matching
+    Content-Length: a provider or proxy cutting the response off."""
     position_bias: float = Field(default=0.0, ge=0, le=1)
     """Pairwise: probability of preferring answer A when the true preference is weak."""
     length_bias: float = Field(default=0.0, ge=0, le=1)
@@ -42,11 +62,39 @@ class SimulatorConfig(BaseModel):
     noise: float = Field(default=0.0, ge=0, le=1)
     """With `truth_file`: probability of answering another valid value than the label (seeded)."""
 
+    @property
+    def fault_rates(self) -> dict[Fault, float]:
+        """The rate of each fault, in the order their slices of the draw are laid out."""
+        return {
+            Fault.DROP: self.drop_rate,
+            Fault.ERROR: self.error_rate,
+            Fault.MALFORMED: self.malformed_rate,
+            Fault.RATE_LIMIT: self.rate_limit_rate,
+            Fault.TRUNCATE: self.truncate_rate,
+        }
+
+    def draw_fault(self, key: str) -> Fault | None:
+        """The fault a request drawing with ``key`` gets (None: answer it normally).
+
+        One seeded draw in [0, 1) falls into disjoint slices laid out in `Fault` order, so
+        each rate is exactly its share. New faults come after the old ones: a seed fails
+        the same requests with drop, error and malformed as before they existed.
+        """
+        draw, edge = random.Random(f"{self.seed}\x1f{key}").random(), 0.0
+        for fault, rate in self.fault_rates.items():
+            edge += rate
+            if draw < edge:
+                return fault
+        return None
+
     @model_validator(mode="after")
     def _fault_shares_fit(self) -> Self:
         # Faults take disjoint slices of one draw, so each rate is exactly its share.
-        if self.drop_rate + self.error_rate + self.malformed_rate > 1:
-            raise ValueError("drop_rate + error_rate + malformed_rate must be at most 1")
+        # fsum: 0.1 + 0.2 + 0.7 is 1.0000000000000002 by plain addition.
+        total = math.fsum(self.fault_rates.values())
+        if total > 1:
+            names = " + ".join(f"{fault.value}_rate" for fault in Fault)
+            raise ValueError(f"{names} must be at most 1, got {total:g}")
         return self
 
 
@@ -65,3 +113,5 @@ class RecordedRequest(BaseModel):
     """Request headers, names lower-cased."""
     status: int
     """The HTTP status answered; 0 when the connection was dropped."""
+    fault: Fault | None = None
+    """The seeded fault this request drew; None for a clean reply, the script or `rpm`."""

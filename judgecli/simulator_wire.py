@@ -1,5 +1,5 @@
 """The simulator's OpenAI wire format: parse a chat-completion request, build the reply
-and error bodies (with usage counts).
+and error bodies (with usage counts), cut a reply short, format ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -38,6 +38,22 @@ def completion_body(body: dict[str, Any], content: str, number: int) -> dict[str
             "total_tokens": prompt_tokens + completion_tokens,
         },
     }
+
+
+def truncated_body(completion: dict[str, Any]) -> bytes:
+    """Return the first half of ``completion`` serialized: never valid JSON, as a response
+    cut off by a provider or a proxy.
+    """
+    # ASCII-only (json.dumps escapes the rest), so any cut is a whole number of characters;
+    # a strict prefix of a JSON object lacks its closing brace, so it never parses.
+    raw = json.dumps(completion).encode("ascii")
+    return raw[: len(raw) // 2]
+
+
+def retry_after_header(seconds: float) -> str:
+    """Format a ``Retry-After`` value like "1", "0.5" or "0.05"."""
+    rounded = round(seconds, 3)
+    return str(int(rounded)) if rounded == int(rounded) else repr(rounded)
 
 
 def error_body(status: int, message: str | None = None) -> str:

@@ -27,6 +27,8 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     monkeypatch.setenv("LITELLM_MODE", "PRODUCTION")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # Each test gets an empty reply cache of its own; none touches the user's.
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)
 
 

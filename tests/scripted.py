@@ -18,6 +18,7 @@ class ScriptedJudge:
         self._respond = respond
         self._schema = schema
         self.history: list[JudgeRequest] = []
+        self.remembered: list[JudgeRequest] = []
 
     def enqueue(self, *replies: str | JudgeCallError) -> ScriptedJudge:
         self._queue.extend(replies)
@@ -25,6 +26,9 @@ class ScriptedJudge:
 
     def accepts_schema(self, model: str) -> bool:
         return self._schema
+
+    def remember(self, request: JudgeRequest, reply: JudgeReply) -> None:
+        self.remembered.append(request)
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         self.history.append(request)

@@ -85,4 +85,14 @@ def main(
 
 
 # Command modules register themselves on `app`; imported last because they import `app`.
-from judgecli.cli import calibrate, demo, gate, pairwise, rubrics, score, simulate  # noqa: E402, F401
+from judgecli.cli import (  # noqa: E402, F401
+    cache,
+    calibrate,
+    demo,
+    gate,
+    pairwise,
+    resume,
+    rubrics,
+    score,
+    simulate,
+)

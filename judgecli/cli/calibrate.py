@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli.invocation import invocation
 from judgecli.cli.options import (
     ApiBaseOpt,
     ConcurrencyOpt,
@@ -15,21 +16,26 @@ from judgecli.cli.options import (
     GateOnOpt,
     JsonOpt,
     JsonSchemaOpt,
+    MaxCostOpt,
+    MaxFailuresOpt,
     MaxRetriesOpt,
     MaxTokensOpt,
     MinAccuracyOpt,
     MinKappaOpt,
     ModelOpt,
+    NoCacheOpt,
     OutOpt,
     PriceOpt,
     QuietOpt,
+    ResumeOpt,
+    RetryFailedOpt,
     RpmOpt,
     SeedOpt,
     TemperatureOpt,
     TimeoutOpt,
     TpmOpt,
     run_config_flags,
-)  # fmt: skip
+)
 from judgecli.errors import ExitCode
 
 FileOpt = Annotated[Path | None, typer.Option(show_default=False)]
@@ -38,6 +44,7 @@ FileOpt = Annotated[Path | None, typer.Option(show_default=False)]
 @app.command("calibrate")
 @exits_with_code
 def calibrate_command(
+    ctx: typer.Context,
     labels_file: Annotated[
         Path | None,
         typer.Argument(
@@ -98,14 +105,17 @@ def calibrate_command(
     min_accuracy: MinAccuracyOpt = None,
     on: GateOnOpt = "point",
     out: OutOpt = None,
+    resume: ResumeOpt = None,
+    retry_failed: RetryFailedOpt = False,
+    no_cache: NoCacheOpt = False,
+    max_cost: MaxCostOpt = None,
+    max_failures: MaxFailuresOpt = None,
     seed: SeedOpt = 0,
     field: FieldOpt = None,
     quiet: QuietOpt = False,
     json_output: JsonOpt = False,
 ) -> ExitCode:
     """Measure how well the judge agrees with human labels (and gate on it)."""
-    import sys
-
     from judgecli import calibrate
     from judgecli.cli.progress import RunProgress
     from judgecli.cli.render import print_json, print_summary
@@ -133,7 +143,8 @@ def calibrate_command(
         label_rows = read_labels(labels_path, space, label_map=mapping)
         outcome = calibrate.calibrate_existing(
             results, label_rows, space, rubric=loaded,
-            out=out or default_run_dir("calibrate", name), argv=sys.argv, gate=gate, seed=seed,
+            out=out or default_run_dir("calibrate", name), argv=invocation(ctx), gate=gate,
+            seed=seed,
             step_summary=step_summary_path(),
         )  # fmt: skip
     else:
@@ -164,7 +175,8 @@ def calibrate_command(
             items, total = case_scan, len(case_scan.lines)
         with RunProgress(stderr, total=total, enabled=not quiet) as progress:
             outcome = calibrate.calibrate_by_judging(
-                config, loaded, label_rows, items, argv=sys.argv, on_result=progress.case_done,
+                config, loaded, label_rows, items, argv=invocation(ctx),
+                on_result=progress.case_done,
                 gate=gate, warnings=[], step_summary=step_summary_path(),
             )  # fmt: skip
     print_summary(outcome.summary, outcome.run_dir, quiet=quiet)

@@ -162,12 +162,42 @@ MinAccuracyOpt = Annotated[
                  help="Exit 1 unless judge-human exact agreement is at least this."),
 ]  # fmt: skip
 
+NoCacheOpt = Annotated[
+    bool,
+    typer.Option("--no-cache", rich_help_panel=RUN,
+                 help="Neither read nor write the reply cache ($JUDGE_CACHE_DIR, else "
+                 "~/.cache/judge): every call is sent and paid."),
+]  # fmt: skip
+MaxCostOpt = Annotated[
+    float | None,
+    typer.Option("--max-cost", envvar="JUDGE_MAX_COST", min=0.000001, metavar="USD",
+                 rich_help_panel=RUN,
+                 help="Stop (exit 3, resumable) before the run's spend would pass this."),
+]  # fmt: skip
+MaxFailuresOpt = Annotated[
+    str | None,
+    typer.Option("--max-failures", metavar="N|P%", rich_help_panel=RUN,
+                 help="Stop (exit 3) once more than N cases, or P% of finished cases, failed."),
+]  # fmt: skip
+ResumeOpt = Annotated[
+    Path | None,
+    typer.Option("--resume", metavar="RUN_DIR", rich_help_panel=OUTPUT,
+                 help="Continue an interrupted run: keep its results, judge the rest."),
+]  # fmt: skip
+RetryFailedOpt = Annotated[
+    bool,
+    typer.Option("--retry-failed", rich_help_panel=OUTPUT,
+                 help="With --resume: judge the cases that failed last time again."),
+]  # fmt: skip
+
 # Flag parameter name → build_run_config keyword, for the flags every judging command shares.
 RUN_CONFIG_FLAGS = {
     "model": "models", "api_base": "api_base", "out": "out", "concurrency": "concurrency",
     "rpm": "rpm", "tpm": "tpm", "max_retries": "max_retries", "timeout": "timeout_s",
     "temperature": "temperature", "max_tokens": "max_tokens", "price": "price",
     "json_schema": "json_schema", "limit": "limit", "sample": "sample", "seed": "seed",
+    "no_cache": "no_cache", "max_cost": "max_cost", "max_failures": "max_failures",
+    "resume": "resume", "retry_failed": "retry_failed",
 }  # fmt: skip
 
 

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli.invocation import invocation
 from judgecli.cli.options import (
     AllowPartialOpt,
     ApiBaseOpt,
@@ -19,15 +20,20 @@ from judgecli.cli.options import (
     JsonOpt,
     JsonSchemaOpt,
     LimitOpt,
+    MaxCostOpt,
+    MaxFailuresOpt,
     MaxLossRateOpt,
     MaxRetriesOpt,
     MaxTokensOpt,
     MinConsistencyOpt,
     MinWinRateOpt,
     ModelOpt,
+    NoCacheOpt,
     OutOpt,
     PriceOpt,
     QuietOpt,
+    ResumeOpt,
+    RetryFailedOpt,
     RpmOpt,
     RubricOpt,
     SampleOpt,
@@ -36,13 +42,14 @@ from judgecli.cli.options import (
     TimeoutOpt,
     TpmOpt,
     run_config_flags,
-)  # fmt: skip
+)
 from judgecli.errors import ExitCode
 
 
 @app.command("pairwise")
 @exits_with_code
 def pairwise_command(
+    ctx: typer.Context,
     old: Annotated[Path, typer.Argument(help="JSONL of the current answers.", show_default=False)],
     new: Annotated[
         Path, typer.Argument(help="JSONL of the candidate answers.", show_default=False)
@@ -66,6 +73,11 @@ def pairwise_command(
     min_consistency: MinConsistencyOpt = None,
     on: GateOnOpt = "point",
     out: OutOpt = None,
+    resume: ResumeOpt = None,
+    retry_failed: RetryFailedOpt = False,
+    no_cache: NoCacheOpt = False,
+    max_cost: MaxCostOpt = None,
+    max_failures: MaxFailuresOpt = None,
     limit: LimitOpt = None,
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
@@ -75,8 +87,6 @@ def pairwise_command(
     json_output: JsonOpt = False,
 ) -> ExitCode:
     """Compare NEW against OLD, case by case (joined on id), with a pairwise rubric."""
-    import sys
-
     from judgecli import pairwise
     from judgecli.cli.progress import RunProgress
     from judgecli.cli.render import print_json, print_summary
@@ -88,8 +98,9 @@ def pairwise_command(
     from judgecli.rubric import find_rubric, load_rubric
     from judgecli.store import default_run_dir
 
-    loaded = load_rubric(find_rubric(rubric))
-    pairwise.check_rubric_kind(loaded)
+    rubric_path = find_rubric(rubric)
+    loaded = load_rubric(rubric_path)
+    pairwise.check_rubric_kind(loaded, rubric_path)
     policy = parse_choice(FlipPolicy, flip_policy, "--flip-policy")
     gate = GateSpec(
         min_win_rate=min_win_rate, max_loss_rate=max_loss_rate, min_consistency=min_consistency,
@@ -109,7 +120,7 @@ def pairwise_command(
     )  # fmt: skip
     with RunProgress(stderr, total=len(scan.pairs), enabled=not quiet) as progress:
         outcome = pairwise.compare_datasets(
-            config, loaded, scan, flip=flip, flip_policy=policy, gate=gate, argv=sys.argv,
+            config, loaded, scan, flip=flip, flip_policy=policy, gate=gate, argv=invocation(ctx),
             on_result=progress.case_done, warnings=list(scan.warnings),
             step_summary=step_summary_path(),
         )  # fmt: skip

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli.invocation import invocation
 from judgecli.cli.options import (
     ApiBaseOpt,
     ConcurrencyOpt,
@@ -15,12 +16,17 @@ from judgecli.cli.options import (
     JsonOpt,
     JsonSchemaOpt,
     LimitOpt,
+    MaxCostOpt,
+    MaxFailuresOpt,
     MaxRetriesOpt,
     MaxTokensOpt,
     ModelOpt,
+    NoCacheOpt,
     OutOpt,
     PriceOpt,
     QuietOpt,
+    ResumeOpt,
+    RetryFailedOpt,
     RpmOpt,
     RubricOpt,
     SampleOpt,
@@ -29,13 +35,14 @@ from judgecli.cli.options import (
     TimeoutOpt,
     TpmOpt,
     run_config_flags,
-)  # fmt: skip
+)
 from judgecli.errors import ExitCode
 
 
 @app.command("score")
 @exits_with_code
 def score_command(
+    ctx: typer.Context,
     dataset: Annotated[Path, typer.Argument(help="JSONL file of cases.", show_default=False)],
     rubric: RubricOpt,
     model: ModelOpt = None,
@@ -50,6 +57,11 @@ def score_command(
     max_retries: MaxRetriesOpt = None,
     timeout: TimeoutOpt = None,
     out: OutOpt = None,
+    resume: ResumeOpt = None,
+    retry_failed: RetryFailedOpt = False,
+    no_cache: NoCacheOpt = False,
+    max_cost: MaxCostOpt = None,
+    max_failures: MaxFailuresOpt = None,
     limit: LimitOpt = None,
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
@@ -59,8 +71,6 @@ def score_command(
 ) -> ExitCode:
     """Grade every case of DATASET with a pointwise or binary rubric."""
     # Imported here so `judge --help` stays fast (numpy, pydantic models, rich.progress).
-    import sys
-
     from judgecli import score
     from judgecli.cli.progress import RunProgress
     from judgecli.cli.render import print_json, print_summary
@@ -69,8 +79,9 @@ def score_command(
     from judgecli.rubric import find_rubric, load_rubric
     from judgecli.store import default_run_dir
 
-    loaded = load_rubric(find_rubric(rubric))
-    score.check_rubric_kind(loaded)
+    rubric_path = find_rubric(rubric)
+    loaded = load_rubric(rubric_path)
+    score.check_rubric_kind(loaded, rubric_path)
     field_map = parse_field_map(field or [])
     config = build_run_config(
         command="score",
@@ -85,7 +96,7 @@ def score_command(
     )  # fmt: skip
     with RunProgress(stderr, total=len(scan.lines), enabled=not quiet) as progress:
         outcome = score.score_dataset(
-            config, loaded, scan, argv=sys.argv, on_result=progress.case_done,
+            config, loaded, scan, argv=invocation(ctx), on_result=progress.case_done,
             warnings=list(scan.warnings), step_summary=step_summary_path(),
         )  # fmt: skip
     print_summary(outcome.summary, outcome.run_dir, quiet=quiet)

@@ -7,6 +7,7 @@ of that file replayed with `--noise` for the answers it holds. Never a language 
 from __future__ import annotations
 
 import asyncio
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -29,6 +30,15 @@ def simulate_command(
     ] = 0.0,
     malformed_rate: Annotated[
         float, typer.Option(min=0, max=1, help="Share of replies that are not valid JSON.")
+    ] = 0.0,
+    rate_limit_rate: Annotated[
+        float, typer.Option(min=0, max=1, help="Share of random 429s (apart from --rpm).")
+    ] = 0.0,
+    rate_limit_retry_after: Annotated[
+        float, typer.Option(min=0, metavar="SECONDS", help="Retry-After of those random 429s.")
+    ] = 1.0,
+    truncate_rate: Annotated[
+        float, typer.Option(min=0, max=1, help="Share of replies whose body is cut in half.")
     ] = 0.0,
     position_bias: Annotated[
         float, typer.Option(min=0, max=1, help="Pairwise: prefers answer A this often when unsure.")
@@ -65,10 +75,22 @@ def simulate_command(
 
     if noise and truth is None:
         raise ConfigError("--noise needs --truth FILE", hint="e.g. --truth datasets/labels.jsonl")
+    faults = {"--drop-rate": drop_rate, "--error-rate": error_rate,
+              "--malformed-rate": malformed_rate, "--rate-limit-rate": rate_limit_rate,
+              "--truncate-rate": truncate_rate}  # fmt: skip
+    if math.fsum(faults.values()) > 1:
+        # Checked here too, so the message names the flags rather than the config fields.
+        given = " + ".join(f"{flag} {rate:g}" for flag, rate in faults.items() if rate)
+        raise ConfigError(
+            f"{given} add up to {math.fsum(faults.values()):g}; at most 1 is allowed",
+            hint="each request draws at most one fault, so the shares must fit in one",
+        )
     config = SimulatorConfig(
         port=port, seed=seed, latency_ms=latency_ms, rpm=rpm, error_rate=error_rate,
-        drop_rate=drop_rate, malformed_rate=malformed_rate, position_bias=position_bias,
-        length_bias=length_bias, truth_file=truth, truth_field=truth_field, noise=noise,
+        drop_rate=drop_rate, malformed_rate=malformed_rate, rate_limit_rate=rate_limit_rate,
+        rate_limit_retry_after_s=rate_limit_retry_after, truncate_rate=truncate_rate,
+        position_bias=position_bias, length_bias=length_bias, truth_file=truth,
+        truth_field=truth_field, noise=noise,
     )  # fmt: skip
 
     def ready(url: str) -> None:

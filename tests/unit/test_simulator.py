@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import math
 import time
 import urllib.error
 import urllib.request
@@ -14,10 +15,12 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
+from typer.testing import CliRunner
 
+from judgecli.cli import app
 from judgecli.errors import DatasetError
 from judgecli.prompt import fence
-from judgecli.simulator import SimulatorConfig, SimulatorServer, serve_forever
+from judgecli.simulator import Fault, SimulatorConfig, SimulatorServer, serve_forever
 from judgecli.simulator_truth import TruthTable, load_truth, pooled_label
 from judgecli.simulator_verdicts import MALFORMED_CONTENT, SCHEMA_MARKER, quality, verdict_content
 
@@ -264,9 +267,39 @@ def test_malformed_rate_one_gives_content_that_is_not_json():
         json.loads(content)
 
 
-def test_fault_shares_that_add_up_to_more_than_one_are_rejected():
-    with pytest.raises(ValidationError, match="at most 1"):
-        SimulatorConfig(error_rate=0.6, drop_rate=0.6)
+@pytest.mark.parametrize(
+    "rates",
+    [
+        pytest.param({"error_rate": 0.6, "drop_rate": 0.6}, id="old-faults"),
+        pytest.param({"rate_limit_rate": 0.6, "truncate_rate": 0.6}, id="new-faults"),
+        pytest.param({"malformed_rate": 0.5, "truncate_rate": 0.3, "drop_rate": 0.3}, id="mixed"),
+    ],
+)
+def test_fault_shares_that_add_up_to_more_than_one_are_rejected(rates):
+    with pytest.raises(
+        ValidationError, match="rate_limit_rate \\+ truncate_rate must be at most 1"
+    ):
+        SimulatorConfig(**rates)
+
+
+def test_fault_shares_that_add_up_to_exactly_one_are_accepted():
+    # 0.1 + 0.2 + 0.7 is 1.0000000000000002 by plain float addition.
+    config = SimulatorConfig(drop_rate=0.1, rate_limit_rate=0.2, truncate_rate=0.7)
+
+    assert math.fsum(config.fault_rates.values()) == 1
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        pytest.param({"rate_limit_rate": 1.5}, id="rate-above-one"),
+        pytest.param({"truncate_rate": -0.1}, id="negative-rate"),
+        pytest.param({"rate_limit_retry_after_s": -1}, id="negative-retry-after"),
+    ],
+)
+def test_new_fault_settings_out_of_range_are_rejected(field):
+    with pytest.raises(ValidationError):
+        SimulatorConfig(**field)
 
 
 def test_clearly_better_answer_wins_in_both_orders(server):
@@ -600,3 +633,159 @@ def test_the_shipped_labels_load_as_a_truth_file():
     labels = {c["id"]: table.lookup(c["input"], c["output"]) for c in cases}
     assert all(isinstance(label, int | float) and 1 <= label <= 4 for label in labels.values())
     assert labels["q-08"] == 1  # the prompt-injection answer
+
+
+# --- A fault storm: seeded shares of 429s, 500s, drops, truncated and malformed replies ---
+
+STORM = SimulatorConfig(
+    seed=7,
+    rate_limit_rate=0.20,
+    rate_limit_retry_after_s=0.05,
+    error_rate=0.05,
+    drop_rate=0.03,
+    truncate_rate=0.05,
+    malformed_rate=0.05,
+)
+
+
+def storm_bodies(count: int) -> list[dict[str, Any]]:
+    return [pointwise(f"{GOOD_ANSWER} (case {i})") for i in range(count)]
+
+
+def observed_fault(server: SimulatorServer, body: dict[str, Any]) -> Fault | None:
+    """Send one request over a fresh connection; name the fault as a client sees it."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    headers = {"Content-Type": "application/json"}
+    try:
+        connection.request("POST", "/v1/chat/completions", json.dumps(body), headers)
+        reply = connection.getresponse()
+        raw = reply.read()
+    except (ConnectionError, http.client.HTTPException):
+        return Fault.DROP
+    finally:
+        connection.close()
+    if reply.status == 429:
+        assert reply.getheader("Retry-After") == "0.05"
+        assert json.loads(raw)["error"]["type"] == "rate_limit_error"
+        return Fault.RATE_LIMIT
+    if reply.status == 500:
+        return Fault.ERROR
+    assert reply.status == 200
+    # Every byte announced arrived: a cut body is a complete response, not a broken one.
+    assert int(reply.getheader("Content-Length", "-1")) == len(raw)
+    try:
+        completion = json.loads(raw)
+    except json.JSONDecodeError:
+        return Fault.TRUNCATE
+    content = completion["choices"][0]["message"]["content"]
+    return Fault.MALFORMED if content == MALFORMED_CONTENT else None
+
+
+def test_each_fault_of_a_storm_appears_at_its_rate_and_as_the_client_sees_it():
+    bodies = storm_bodies(500)
+    with SimulatorServer(STORM) as server:
+        seen = [observed_fault(server, body) for body in bodies]
+        recorded = [r.fault for r in server.requests]
+
+    assert seen == recorded
+    for fault, rate in STORM.fault_rates.items():
+        # Binomial(500, rate) within 4 sd: 0.20 -> 100 +- 36, 0.05 -> 25 +- 20, 0.03 -> 15 +- 15.
+        sd = math.sqrt(len(bodies) * rate * (1 - rate))
+        assert abs(seen.count(fault) - len(bodies) * rate) <= 4 * sd, fault
+    assert seen.count(None) > 0.5 * len(bodies)
+
+
+def test_the_same_seed_draws_the_same_faults_and_another_seed_other_ones():
+    bodies = storm_bodies(200)
+
+    def faults(config: SimulatorConfig) -> list[Fault | None]:
+        with SimulatorServer(config) as server:
+            for body in bodies:
+                observed_fault(server, body)
+            return [r.fault for r in server.requests]
+
+    first = faults(STORM)
+    assert faults(STORM) == first
+    assert faults(STORM.model_copy(update={"seed": 8})) != first
+
+
+def test_new_faults_leave_the_old_faults_on_the_same_requests():
+    old = SimulatorConfig(drop_rate=0.1, error_rate=0.1, malformed_rate=0.1)
+    new = old.model_copy(update={"rate_limit_rate": 0.3, "truncate_rate": 0.1})
+    keys = [f"1\x1fbody-{i}" for i in range(2000)]
+
+    drawn = [(old.draw_fault(k), new.draw_fault(k)) for k in keys]
+
+    assert all(after == before for before, after in drawn if before is not None)
+    assert {after for before, after in drawn if before is None} == {
+        None,
+        Fault.RATE_LIMIT,
+        Fault.TRUNCATE,
+    }
+
+
+@pytest.mark.parametrize("fault", [pytest.param(f, id=f.value) for f in Fault])
+def test_a_retry_of_the_same_body_can_succeed(fault):
+    config = SimulatorConfig(seed=3, rate_limit_retry_after_s=0.05, **{f"{fault.value}_rate": 0.5})
+    bodies = storm_bodies(20)
+    with SimulatorServer(config) as server:
+        for body in bodies:
+            for _ in range(30):  # 0.5 ** 30: a retry that never succeeds would be a bug
+                if observed_fault(server, body) is None:
+                    break
+            else:
+                pytest.fail(f"30 attempts of one body all drew {fault}")
+        faulted = [r.fault for r in server.requests if r.fault is not None]
+
+    assert faulted, "a rate of 0.5 faulted none of 20 first attempts"
+    assert set(faulted) == {fault}
+    assert len(server.requests) == len(bodies) + len(faulted)
+
+
+def test_a_truncated_reply_is_half_a_completion_with_a_matching_content_length():
+    with SimulatorServer(SimulatorConfig(truncate_rate=1.0)) as server:
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        connection.request("POST", "/v1/chat/completions", json.dumps(pointwise(GOOD_ANSWER)))
+        reply = connection.getresponse()
+        raw = reply.read()
+        connection.close()
+
+    assert reply.status == 200
+    assert reply.getheader("Content-Type", "").startswith("application/json")
+    assert int(reply.getheader("Content-Length", "-1")) == len(raw) > 0
+    assert raw.startswith(b'{"id": "chatcmpl-sim-')
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(raw)
+
+
+def test_random_429s_use_the_default_retry_after_of_one_second():
+    with SimulatorServer(SimulatorConfig(rate_limit_rate=1.0)) as server:
+        status, headers, reply = post(server.url, pointwise(GOOD_ANSWER))
+
+    assert (status, headers["Retry-After"]) == (429, "1")
+    assert reply["error"]["code"] == "rate_limit_exceeded"
+    assert "random" in reply["error"]["message"]
+
+
+def test_truncate_next_cuts_only_the_next_scripted_reply(server):
+    server.truncate_next()
+
+    assert observed_fault(server, pointwise(GOOD_ANSWER)) is Fault.TRUNCATE
+    assert observed_fault(server, pointwise(GOOD_ANSWER)) is None
+    # Scripted, not drawn: the record holds no seeded fault.
+    assert [(r.status, r.fault) for r in server.requests] == [(200, None), (200, None)]
+
+
+def test_simulate_names_the_flags_whose_shares_add_up_to_more_than_one():
+    run = CliRunner().invoke(
+        app,
+        ["simulate", "--rate-limit-rate", "0.7", "--truncate-rate", "0.2", "--drop-rate", "0.2"],
+        catch_exceptions=False,
+    )
+
+    assert run.exit_code == 2, run.stderr
+    assert (
+        "error: --drop-rate 0.2 + --rate-limit-rate 0.7 + --truncate-rate 0.2 add up to 1.1"
+        in run.stderr
+    )
+    assert "Traceback" not in run.stderr

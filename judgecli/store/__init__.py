@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -17,7 +18,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from judgecli.errors import InputError
-from judgecli.result import CaseResult
+from judgecli.result import CaseResult, CaseStatus
 from judgecli.stats.summary import RunSummary
 
 RESULTS = "results.jsonl"
@@ -73,6 +74,34 @@ class RunStore:
             store._results = results.open("a", encoding="utf-8")
         return store
 
+    @classmethod
+    def reopen(cls, path: Path, *, retry_failed: bool) -> tuple[RunStore, PreviousRun]:
+        """Open an interrupted run to continue it: a torn last line (a crash mid-write) is
+        cut off; with `retry_failed` the failed cases' lines are removed so they are judged
+        again. Returns the store (appending) and what the run already holds.
+        """
+        info_path, results = path / RUN_INFO, path / RESULTS
+        if not info_path.exists():
+            raise InputError(f"{path} is not a run directory (no {RUN_INFO})",
+                             hint="pass the --out directory of the run to continue")  # fmt: skip
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+        results.touch()
+        repair_torn_tail(results)
+        kept = list(read_results(results))
+        if retry_failed:
+            kept = [r for r in kept if r.status is CaseStatus.OK]
+            write_atomic(
+                results, "".join(r.model_dump_json(exclude_none=True) + "\n" for r in kept)
+            )
+        previous = PreviousRun(
+            info=info,
+            done={r.id for r in kept},
+            spent_usd=sum(j.cost_usd for r in kept for j in r.judgements),
+        )
+        store = cls(path)
+        store._results = results.open("a", encoding="utf-8")
+        return store, previous
+
     def append_result(self, result: CaseResult) -> None:
         """Append one case line and flush it to the OS (survives a crash of this process)."""
         assert self._results is not None, "store not opened for writing"
@@ -105,28 +134,61 @@ class RunStore:
         return target
 
 
+@dataclass(frozen=True)
+class PreviousRun:
+    """What an interrupted run already holds."""
+
+    info: dict[str, Any]
+    """Its run.json."""
+    done: set[str]
+    """Ids with a result line (ok, or failed unless --retry-failed)."""
+    spent_usd: float
+
+
+def repair_torn_tail(path: Path) -> bool:
+    """Cut an incomplete last line (no newline: the process died mid-write). True if cut."""
+    with path.open("rb+") as handle:
+        data = handle.read()
+        if not data or data.endswith(b"\n"):
+            return False
+        handle.truncate(data.rfind(b"\n") + 1)
+        return True
+
+
 def read_results(path: Path) -> Iterator[CaseResult]:
     """Stream a results.jsonl; a torn last line (a crash mid-write) is skipped."""
-    with path.open("r", encoding="utf-8") as handle:
-        pending: str | None = None
-        for line in handle:
+    try:
+        handle = path.open("r", encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file", hint="pass a run's results.jsonl") from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot read: {err.strerror}") from None
+    with handle:
+        pending: tuple[int, str] | None = None
+        for number, line in enumerate(handle, start=1):
             if pending is not None:
-                yield parse_result_line(path, pending)
-            pending = line if line.strip() else None
+                yield parse_result_line(path, *pending)
+            pending = (number, line) if line.strip() else None
         if pending is not None:
             try:
-                yield parse_result_line(path, pending)
+                yield parse_result_line(path, *pending)
             except InputError:
-                if pending.endswith("\n"):
+                if pending[1].endswith("\n"):
                     raise
 
 
-def parse_result_line(path: Path, line: str) -> CaseResult:
-    """One results.jsonl line as a CaseResult."""
+def parse_result_line(path: Path, number: int, line: str) -> CaseResult:
+    """One results.jsonl line as a CaseResult, or an InputError naming file:line."""
     try:
         return CaseResult.model_validate_json(line)
     except ValidationError as err:
-        raise InputError(f"{path}: not a judge results line: {err.errors()[0]['msg']}") from None
+        first = err.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        problem = f"{field}: {first['msg']}" if field else first["msg"]
+        raise InputError(
+            f"{path}:{number}: not a judge results line ({problem})",
+            hint="pass the results.jsonl a judge run wrote",
+        ) from None
 
 
 # GitHub rejects a step summary over 1 MiB; stay well under it.

@@ -1,0 +1,47 @@
+"""The command line a command was invoked with, rebuilt from its parsed parameters.
+
+run.json records it so `judge resume` can run the same command again. It is rebuilt from
+what typer parsed rather than taken from sys.argv, so values that came from JUDGE_*
+environment variables are written out too (a resume must not depend on the shell it runs
+in) and the record is right however the command was invoked (console script, `python -m`,
+a test runner).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+
+def invocation(ctx: typer.Context) -> list[str]:
+    """`judge <command> [args] [--flags]` equivalent to this invocation."""
+    argv = ctx.command_path.split()
+    argv[0] = "judge"
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        argv += as_args(param, value)
+    return argv
+
+
+def as_args(param: Any, value: Any) -> list[str]:
+    """One parameter's value as command-line words (nothing when it is the default)."""
+    if value is None or (isinstance(value, list | tuple) and not value):
+        return []
+    values = list(value) if isinstance(value, list | tuple) else [value]
+    if param.param_type_name == "argument":
+        return [str(v) for v in values]
+    if getattr(param, "is_flag", False):
+        if value == param.default:
+            return []
+        names = param.opts if value else param.secondary_opts
+        return [long_name(names)] if names else []
+    if value == param.default:
+        return []
+    name = long_name(param.opts)
+    return [word for v in values for word in (name, str(v))]
+
+
+def long_name(opts: list[str]) -> str:
+    """The --long spelling of an option."""
+    return next((o for o in opts if o.startswith("--")), opts[0])

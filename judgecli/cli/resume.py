@@ -1,0 +1,65 @@
+"""`judge resume RUN_DIR`: continue an interrupted run with the command line that made it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli.options import MaxCostOpt, RetryFailedOpt
+from judgecli.errors import ExitCode, InputError
+
+# Flags of the original command line that resume replaces (each takes a value).
+REPLACED = {"--out", "-o", "--resume", "--max-cost"}
+
+
+def resumed_argv(
+    argv: list[str], run_dir: Path, *, retry_failed: bool, max_cost: float | None
+) -> list[str]:
+    """The original arguments, pointed at RUN_DIR with --resume (and a new cap, if given)."""
+    args: list[str] = []
+    skip = False
+    for arg in argv[1:]:
+        if skip:
+            skip = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in REPLACED or arg == "--retry-failed":
+            skip = "=" not in arg and arg != "--retry-failed"
+            continue
+        args.append(arg)
+    args += ["--resume", str(run_dir.resolve())]
+    if retry_failed:
+        args.append("--retry-failed")
+    if max_cost is not None:
+        args += ["--max-cost", str(max_cost)]
+    elif "--max-cost" in argv:
+        args += ["--max-cost", argv[argv.index("--max-cost") + 1]]
+    return args
+
+
+@app.command("resume")
+@exits_with_code
+def resume_command(
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="The interrupted run.")],
+    retry_failed: RetryFailedOpt = False,
+    max_cost: MaxCostOpt = None,
+) -> ExitCode:
+    """Continue RUN_DIR: its finished cases are kept, the rest judged (cached calls are free)."""
+    info_path = run_dir / "run.json"
+    try:
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+        argv, cwd = list(info["argv"]), Path(info.get("cwd") or ".")
+    except (OSError, ValueError, KeyError, TypeError):
+        raise InputError(f"{info_path}: not a judge run (no readable run.json with argv)",
+                         hint="pass the run directory a judge command wrote") from None  # fmt: skip
+    args = resumed_argv(argv, run_dir, retry_failed=retry_failed, max_cost=max_cost)
+    stderr.print(f"[dim]resuming: judge {' '.join(args)}[/]")
+    # Relative paths in the original command line are relative to where it ran.
+    with contextlib.chdir(cwd if cwd.is_dir() else Path.cwd()):
+        code = app(args=args, prog_name="judge", standalone_mode=False)
+    return ExitCode(int(code or 0))
