@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test check demo bench all clean
+.PHONY: install test check demo bench all clean schema
 
 install: $(STAMP)
 
@@ -32,3 +32,6 @@ bench: install
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache
+
+schema: install
+	$(BIN)/judge rubrics schema > rubrics/schema.json

@@ -289,3 +289,13 @@ def secret_values(models: list[ModelSettings]) -> list[str]:
         if value and len(value) >= 8 and name.endswith(("_API_KEY", "_TOKEN", "_SECRET")):
             found.add(value)
     return sorted(found, key=len, reverse=True)
+
+
+def rubric_dirs() -> list[Path]:
+    """Where rubric names are looked up: the folders of $JUDGE_RUBRICS_PATH (colon-separated),
+    then the bundled library.
+    """
+    from judgecli.rubric import LIBRARY_DIR
+
+    extra = os.environ.get("JUDGE_RUBRICS_PATH", "")
+    return [Path(p).expanduser() for p in extra.split(os.pathsep) if p] + [LIBRARY_DIR]

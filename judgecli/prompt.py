@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
-from judgecli.dataset import Case
+from judgecli.dataset import Case, iter_lines, parse_case
 from judgecli.rubric import PAIRWISE_FIELDS, Rubric, RubricKind, template_fields
 
 Message = dict[str, str]
@@ -153,3 +154,21 @@ def messages_from(rubric: Rubric, values: dict[str, str]) -> list[Message]:
         {"role": "system", "content": system},
         {"role": "user", "content": render(rubric.prompt.user, values).strip()},
     ]
+
+
+def preview_messages(rubric: Rubric, sample: Path | None) -> list[Message]:
+    """The messages for the first case of a sample dataset (or placeholder text), so a user
+    can read exactly what the judge will be sent.
+    """
+    first = next(iter_lines(sample), None) if sample is not None else None
+    if sample is not None and first is not None:
+        case = parse_case(sample, first[0], first[2], field_map={}, requires=[])
+    else:
+        case = Case(
+            id="sample", input="<the user's question>", output="<the answer to grade>",
+            reference="<the reference answer>", context=["<a retrieved passage>"],
+        )  # fmt: skip
+    if rubric.kind is RubricKind.PAIRWISE:
+        other = case.model_copy(update={"output": "<the other answer>"})
+        return build_pair_messages(rubric, case, other, old_first=True)
+    return build_messages(rubric, case)

@@ -20,6 +20,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from judgecli.errors import RubricError
+from judgecli.yamlfile import NoAliasLoader, yaml_line
 
 # Where the bundled rubric library lives (the repo's `rubrics/` folder).
 LIBRARY_DIR = Path(__file__).resolve().parent.parent / "rubrics"
@@ -115,6 +116,9 @@ class Rubric(Strict):
     """Ask the judge for actionable feedback besides its reasoning."""
     judge: JudgeDefaults = Field(default_factory=JudgeDefaults)
     prompt: PromptTemplates
+    extends: str | None = None
+    """The rubric this one builds on (a library name or a path); its prompt, judge and
+    scale blocks are merged key by key, any other key given here replaces the base's."""
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -135,8 +139,11 @@ class Rubric(Strict):
             if self.pass_choice is not None and self.pass_choice not in self.choices:
                 raise ValueError("pass_choice must be one of the choices")
         names = [c.name for c in self.criteria]
-        if len(set(names)) != len(names):
-            raise ValueError("criteria names must be unique")
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                raise ValueError(
+                    f"criteria.{i}.name: {name!r} is used twice (names must be unique)"
+                )
         unknown = set(self.requires) - CASE_FIELDS
         if unknown:
             raise ValueError(
@@ -151,7 +158,13 @@ class Rubric(Strict):
         if self.kind is RubricKind.PAIRWISE:
             allowed = (allowed - {"output"}) | PAIRWISE_FIELDS
         for part in ("system", "user"):
-            for field in template_fields(getattr(self.prompt, part)):
+            try:
+                fields = template_fields(getattr(self.prompt, part))
+            except ValueError as err:
+                raise ValueError(
+                    f"prompt.{part}: {err} (write {{{{ and }}}} for literal braces)"
+                ) from None
+            for field in fields:
                 if field not in allowed:
                     raise ValueError(
                         f"prompt.{part} uses {{{field}}}, which is not in requires "
@@ -183,64 +196,34 @@ def template_fields(template: str) -> list[str]:
     return [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
 
 
-class NoAliasLoader(yaml.SafeLoader):
-    """SafeLoader that refuses anchors and aliases: a rubric never needs them, and they are
-    how a "billion laughs" file blows up memory.
+def load_rubric(path: Path | str, *, dirs: list[Path] | None = None) -> Rubric:
+    """Read and validate a rubric file (resolving `extends:`), or raise RubricError naming
+    file, line and fix. `dirs` are the library folders an `extends:` name is looked up in.
     """
-
-    def compose_node(self, parent: Any, index: Any) -> Any:  # noqa: D102
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()  # type: ignore[no-untyped-call]
-            raise yaml.MarkedYAMLError(
-                problem="YAML aliases (*name) are not allowed in a rubric",
-                problem_mark=event.start_mark,
-            )
-        return super().compose_node(parent, index)
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:  # noqa: D102
-        # A repeated key would silently override the first: an error in a rubric.
-        seen: dict[Any, Any] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.MarkedYAMLError(
-                    problem=f"duplicate key {key!r} (first on line {seen[key].line + 1})",
-                    problem_mark=key_node.start_mark,
-                )
-            seen[key] = key_node.start_mark
-        return super().construct_mapping(node, deep=deep)
-
-
-# YAML 1.1 reads YES/NO/on/off as booleans, so `choices: [YES, NO]` would arrive as
-# [True, False]. Rubrics follow YAML 1.2 instead: only true/false are booleans.
-NoAliasLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-NoAliasLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-
-
-def load_rubric(path: Path | str) -> Rubric:
-    """Read and validate a rubric file, or raise RubricError naming file, line and fix."""
     path = Path(path)
+    data, node = read_mapping(path)
+    data = resolve_extends(data, path, dirs or [LIBRARY_DIR], seen=(path.resolve(),))
+    return validate(data, node, str(path))
+
+
+def read_mapping(path: Path) -> tuple[dict[str, Any], yaml.Node]:
+    """A rubric file's YAML mapping and its node tree (for line numbers)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RubricError(
-            f"{path}: no such rubric file", hint="`judge rubrics list` shows the bundled ones"
+            f"{path}: no such rubric file", hint="`judge rubrics list` shows the library"
         ) from None
     except UnicodeDecodeError as err:
         line = path.read_bytes()[: err.start].count(b"\n") + 1
         raise RubricError(f"{path}:{line}: not UTF-8", hint="save the file as UTF-8") from None
     except OSError as err:
         raise RubricError(f"{path}: cannot read rubric: {err.strerror}") from None
-    return parse_rubric(text, source=str(path))
+    return parse_mapping(text, source=str(path))
 
 
-def parse_rubric(text: str, *, source: str) -> Rubric:
-    """Validate rubric YAML text; `source` names it in error messages."""
+def parse_mapping(text: str, *, source: str) -> tuple[dict[str, Any], yaml.Node]:
+    """YAML text as a mapping (strict loader), or RubricError with file:line."""
     try:
         node = yaml.compose(text, Loader=NoAliasLoader)  # noqa: S506 - SafeLoader subclass
         data = yaml.load(text, Loader=NoAliasLoader)  # noqa: S506
@@ -250,8 +233,47 @@ def parse_rubric(text: str, *, source: str) -> Rubric:
         raise RubricError(f"{source}{line}: invalid YAML: {err.problem}") from None
     except yaml.YAMLError as err:
         raise RubricError(f"{source}: invalid YAML: {err}") from None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or node is None:
         raise RubricError(f"{source}: a rubric must be a YAML mapping (name: ..., kind: ...)")
+    return data, node
+
+
+# Blocks an extending rubric overrides key by key; any other key it gives replaces the base's.
+MERGED_BLOCKS = ("prompt", "judge", "scale")
+
+
+def resolve_extends(
+    data: dict[str, Any], path: Path, dirs: list[Path], *, seen: tuple[Path, ...]
+) -> dict[str, Any]:
+    """The rubric's data with its `extends:` chain merged in (base first)."""
+    parent = data.get("extends")
+    if parent is None:
+        return data
+    if not isinstance(parent, str):
+        raise RubricError(f"{path}: extends: must be a rubric name or file path")
+    base_path = find_rubric(parent, [path.parent, *dirs], relative_to=path.parent)
+    if base_path.resolve() in seen:
+        raise RubricError(f"{path}: extends: {parent!r} makes a cycle",
+                          hint="a rubric cannot extend itself, directly or not")  # fmt: skip
+    base, _ = read_mapping(base_path)
+    base = resolve_extends(base, base_path, dirs, seen=(*seen, base_path.resolve()))
+    merged = dict(base)
+    for key, value in data.items():
+        if key in MERGED_BLOCKS and isinstance(value, dict) and isinstance(base.get(key), dict):
+            merged[key] = base[key] | value
+        else:
+            merged[key] = value
+    return merged
+
+
+def parse_rubric(text: str, *, source: str) -> Rubric:
+    """Validate rubric YAML text (no `extends:` resolution); `source` names it in errors."""
+    data, node = parse_mapping(text, source=source)
+    return validate(data, node, source)
+
+
+def validate(data: dict[str, Any], node: yaml.Node, source: str) -> Rubric:
+    """The Rubric model of the data, or RubricError pointing at the offending line."""
     try:
         return Rubric.model_validate(data)
     except ValidationError as err:
@@ -260,11 +282,9 @@ def parse_rubric(text: str, *, source: str) -> Rubric:
         at = yaml_line(node, loc)
         where = f"{source}:{at}" if at else source
         field = ".".join(loc) or "rubric"
-        message = first["msg"].removeprefix("Value error, ")
+        message = first["msg"].removeprefix("Value error, ").removeprefix(f"{field}: ")
         if first["type"] == "extra_forbidden":
-            message = (
-                "unknown key (check the spelling; `judge rubrics show helpfulness` has an example)"
-            )
+            message = "unknown key (check the spelling; `judge rubrics show helpfulness` has one)"
         raise RubricError(f"{where}: {field}: {message}") from None
 
 
@@ -272,46 +292,46 @@ def key_named_in(message: str, data: dict[str, Any]) -> list[str]:
     """For a rule that spans several keys (no location of its own): the first rubric key
     the message names that the file has, so the error can still point at a line.
     """
-    for path in re.findall(r"[a-z_]+(?:\.[a-z_]+)*", message):
-        keys = path.split(".")
+    for path in re.findall(r"[a-z_]+(?:\.[a-z0-9_]+)*", message):
+        keys: list[str] = str(path).split(".")
         if keys[0] in data and keys[0] in Rubric.model_fields:
             return keys
     return ["kind"] if "kind" in data else []
 
 
-def yaml_line(node: yaml.Node | None, loc: list[str]) -> int | None:
-    """The 1-based line of the YAML node at `loc` (or of its nearest existing parent)."""
-    line = node.start_mark.line + 1 if node is not None else None
-    for key in loc:
-        if isinstance(node, yaml.MappingNode):
-            match = next((v for k, v in node.value if str(k.value) == key), None)
-            key_node = next((k for k, v in node.value if str(k.value) == key), None)
-            if match is None:
-                return line
-            line = (key_node or match).start_mark.line + 1
-            node = match
-        elif isinstance(node, yaml.SequenceNode) and key.isdigit() and int(key) < len(node.value):
-            node = node.value[int(key)]
-            line = node.start_mark.line + 1
-        else:
-            return line
-    return line
-
-
-def find_rubric(name_or_path: str) -> Path:
-    """Resolve `--rubric`: an existing file path, or the name of a bundled rubric."""
+def find_rubric(
+    name_or_path: str, dirs: list[Path] | None = None, *, relative_to: Path | None = None
+) -> Path:
+    """Resolve `--rubric` (or `extends:`): a file path, else a rubric name looked up in the
+    library folders in order (JUDGE_RUBRICS_PATH first, then the bundled library).
+    """
     path = Path(name_or_path)
+    if relative_to is not None and not path.is_absolute():
+        path = relative_to / path
     if path.exists() or path.suffix in {".yaml", ".yml"}:
         return path
-    bundled = LIBRARY_DIR / f"{name_or_path}.yaml"
-    if bundled.exists():
-        return bundled
+    for folder in dirs or [LIBRARY_DIR]:
+        found = folder / f"{name_or_path}.yaml"
+        if found.exists():
+            return found
     raise RubricError(
-        f"no rubric file or bundled rubric named {name_or_path!r}",
-        hint="`judge rubrics list` shows the bundled rubrics",
+        f"no rubric file or library rubric named {name_or_path!r}",
+        hint="`judge rubrics list` shows the library (add folders with JUDGE_RUBRICS_PATH)",
     )
 
 
-def library() -> list[Path]:
-    """The bundled rubric files, sorted by name."""
-    return sorted(LIBRARY_DIR.glob("*.yaml"))
+def library(dirs: list[Path] | None = None) -> list[Path]:
+    """Every library rubric, sorted by name; an earlier folder's rubric hides a later one's."""
+    found: dict[str, Path] = {}
+    for folder in dirs or [LIBRARY_DIR]:
+        for path in sorted(folder.glob("*.yaml")):
+            found.setdefault(path.stem, path)
+    return [found[name] for name in sorted(found)]
+
+
+def rubric_json_schema() -> dict[str, Any]:
+    """JSON Schema of the rubric format (published as rubrics/schema.json for editors)."""
+    schema = Rubric.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "judge rubric"
+    return schema

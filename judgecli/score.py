@@ -31,7 +31,8 @@ def check_rubric_kind(rubric: Rubric, path: Path) -> None:
     """`score` grades one answer at a time: pairwise rubrics belong to `judge pairwise`."""
     if rubric.kind is RubricKind.PAIRWISE:
         raise RubricError(
-            f"{path}: rubric {rubric.name!r} is pairwise", hint="use `judge pairwise OLD NEW` with it"
+            f"{path}: rubric {rubric.name!r} is pairwise",
+            hint="use `judge pairwise OLD NEW` with it",
         )
 
 

@@ -9,12 +9,14 @@ which CI reads as "the gate failed".
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from typing import Annotated, ParamSpec
+import sys
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, ParamSpec
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperGroup
 
 from judgecli import __version__
 from judgecli.errors import ExitCode, JudgeError
@@ -25,7 +27,43 @@ P = ParamSpec("P")
 # soft_wrap: an error is one line a user can grep and copy, never wrapped at the terminal width.
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
+
+class OneLineErrors(TyperGroup):
+    """Usage errors (unknown flag, a value out of range, a missing argument) as one
+    `error:` line plus a hint, exit 2 — instead of click's multi-line box — so CI logs and
+    wrappers see the same shape for every kind of bad input.
+    """
+
+    def main(  # noqa: D102
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        try:
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        except Exception as err:
+            # typer vendors click (its exception classes are private): recognise a usage
+            # error by its interface.
+            if not (hasattr(err, "format_message") and hasattr(err, "exit_code")):
+                raise
+            if type(err).__name__ == "NoArgsIsHelpError":
+                err.show()  # type: ignore[attr-defined]  # prints the help
+            else:
+                command = getattr(getattr(err, "ctx", None), "command_path", "judge")
+                stderr.print(f"[bold red]error:[/] {escape(err.format_message())}")
+                stderr.print(f"[dim]hint:[/] see `{escape(command)} --help`")
+            code = err.exit_code
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
+    cls=OneLineErrors,
     name="judge",
     help="Grade LLM outputs with LLM judges: debiased verdicts, honest statistics, a CI gate.",
     no_args_is_help=True,

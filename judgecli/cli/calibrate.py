@@ -119,7 +119,7 @@ def calibrate_command(
     from judgecli import calibrate
     from judgecli.cli.progress import RunProgress
     from judgecli.cli.render import print_json, print_summary
-    from judgecli.config import build_run_config, parse_choice, step_summary_path
+    from judgecli.config import build_run_config, parse_choice, rubric_dirs, step_summary_path
     from judgecli.dataset import DatasetScan, parse_field_map
     from judgecli.errors import ConfigError
     from judgecli.gate import GateOn, GateSpec
@@ -131,7 +131,7 @@ def calibrate_command(
     gate = GateSpec(min_kappa=min_kappa, min_accuracy=min_accuracy,
                     on=parse_choice(GateOn, on, "--on"))  # fmt: skip
     mapping = parse_label_map(label_map)
-    loaded = load_rubric(find_rubric(rubric)) if rubric else None
+    loaded = load_rubric(find_rubric(rubric, rubric_dirs()), dirs=rubric_dirs()) if rubric else None
     labels_path = labels or labels_file
     if labels_path is None:
         raise ConfigError("no labels file", hint="judge calibrate LABELS.jsonl --rubric R, or "

@@ -16,8 +16,14 @@ import typer
 
 def invocation(ctx: typer.Context) -> list[str]:
     """`judge <command> [args] [--flags]` equivalent to this invocation."""
-    argv = ctx.command_path.split()
-    argv[0] = "judge"
+    # The subcommand names from the context chain: the root's own name varies with how
+    # judge was started (`judge`, `python -m judgecli`, `__main__.py`).
+    names: list[str] = []
+    current: typer.Context | None = ctx
+    while current is not None and current.parent is not None:
+        names.insert(0, current.info_name or "")
+        current = current.parent  # type: ignore[assignment]
+    argv = ["judge", *names]
     for param in ctx.command.params:
         value = ctx.params.get(param.name or "")
         argv += as_args(param, value)

@@ -50,9 +50,13 @@ from judgecli.errors import ExitCode
 @exits_with_code
 def pairwise_command(
     ctx: typer.Context,
-    old: Annotated[Path, typer.Argument(help="JSONL of the current answers.", show_default=False)],
+    old: Annotated[
+        Path,
+        typer.Argument(metavar="OLD", help="JSONL of the current answers.", show_default=False),
+    ],
     new: Annotated[
-        Path, typer.Argument(help="JSONL of the candidate answers.", show_default=False)
+        Path,
+        typer.Argument(metavar="NEW", help="JSONL of the candidate answers.", show_default=False),
     ],
     rubric: RubricOpt = "pairwise",
     model: ModelOpt = None,
@@ -90,7 +94,7 @@ def pairwise_command(
     from judgecli import pairwise
     from judgecli.cli.progress import RunProgress
     from judgecli.cli.render import print_json, print_summary
-    from judgecli.config import build_run_config, parse_choice, step_summary_path
+    from judgecli.config import build_run_config, parse_choice, rubric_dirs, step_summary_path
     from judgecli.dataset import parse_field_map
     from judgecli.debias import FlipPolicy
     from judgecli.gate import GateOn, GateSpec
@@ -98,8 +102,8 @@ def pairwise_command(
     from judgecli.rubric import find_rubric, load_rubric
     from judgecli.store import default_run_dir
 
-    rubric_path = find_rubric(rubric)
-    loaded = load_rubric(rubric_path)
+    rubric_path = find_rubric(rubric, rubric_dirs())
+    loaded = load_rubric(rubric_path, dirs=rubric_dirs())
     pairwise.check_rubric_kind(loaded, rubric_path)
     policy = parse_choice(FlipPolicy, flip_policy, "--flip-policy")
     gate = GateSpec(

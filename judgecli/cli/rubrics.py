@@ -1,4 +1,4 @@
-"""`judge rubrics list | show NAME | validate FILE`: the rubric library."""
+"""`judge rubrics list | show NAME | validate FILE...`: the rubric library."""
 
 from __future__ import annotations
 
@@ -19,17 +19,23 @@ app.add_typer(rubrics_app, name="rubrics")
 @rubrics_app.command("list")
 @exits_with_code
 def list_command() -> ExitCode:
-    """List the bundled rubrics."""
+    """List the library: bundled rubrics and those in $JUDGE_RUBRICS_PATH folders."""
+    from judgecli.config import rubric_dirs
     from judgecli.rubric import library, load_rubric
 
-    table = Table(title="bundled rubrics")
-    for name in ("name", "kind", "scale", "requires", "description"):
-        table.add_column(name)
-    for path in library():
-        r = load_rubric(path)
-        scale = (
-            f"{r.scale.min:g}-{r.scale.max:g}" if r.scale else "/".join(r.choices or []) or "A/B"
-        )
+    table = Table(title="rubric library")
+    for name in ("name", "kind", "scale", "requires"):
+        table.add_column(name, no_wrap=True)
+    table.add_column("description", ratio=1)
+    dirs = rubric_dirs()
+    for path in library(dirs):
+        r = load_rubric(path, dirs=dirs)
+        if r.scale:
+            scale = f"{r.scale.min:g}-{r.scale.max:g}" + (
+                f", {len(r.criteria)} criteria" if r.criteria else ""
+            )
+        else:
+            scale = "/".join(r.choices or []) or "A/B/tie"
         table.add_row(path.stem, r.kind.value, scale, ", ".join(r.requires), r.description)
     stderr.print(table)
     return ExitCode.OK
@@ -38,15 +44,31 @@ def list_command() -> ExitCode:
 @rubrics_app.command("show")
 @exits_with_code
 def show_command(
-    name: Annotated[str, typer.Argument(help="Bundled rubric name or a YAML file.")],
+    name: Annotated[str, typer.Argument(help="Library rubric name or a YAML file.")],
 ) -> ExitCode:
-    """Print a rubric's YAML (stdout), e.g. to start your own from it."""
+    """Print a rubric's YAML on stdout (to start your own from it) and, on stderr, the
+    messages the judge would get for a sample case.
+    """
+    from judgecli.config import rubric_dirs
+    from judgecli.prompt import preview_messages
     from judgecli.rubric import find_rubric, load_rubric
 
-    path = find_rubric(name)
-    load_rubric(path)
+    dirs = rubric_dirs()
+    path = find_rubric(name, dirs)
+    rubric = load_rubric(path, dirs=dirs)
     print(path.read_text(encoding="utf-8"), end="")
+    for message in preview_messages(rubric, sample_case_file(path.stem)):
+        stderr.rule(f"{message['role']} message (sample case)")
+        stderr.print(escape(message["content"]), soft_wrap=True)
     return ExitCode.OK
+
+
+def sample_case_file(name: str) -> Path | None:
+    """datasets/<name>.jsonl beside the bundled library, when it exists."""
+    from judgecli.rubric import LIBRARY_DIR
+
+    candidate = LIBRARY_DIR.parent / "datasets" / f"{name}.jsonl"
+    return candidate if candidate.exists() else None
 
 
 @rubrics_app.command("validate")
@@ -55,10 +77,23 @@ def validate_command(
     files: Annotated[list[Path], typer.Argument(help="Rubric YAML files.")],
 ) -> ExitCode:
     """Check rubric files; exit 2 with file:line and the fix on the first problem."""
+    from judgecli.config import rubric_dirs
     from judgecli.rubric import load_rubric
 
     for path in files:
-        r = load_rubric(path)
+        r = load_rubric(path, dirs=rubric_dirs())
         stderr.print(f"{escape(str(path))}: ok ({r.name} v{r.version}, {r.kind.value}, "
                      f"{r.content_hash})")  # fmt: skip
+    return ExitCode.OK
+
+
+@rubrics_app.command("schema")
+@exits_with_code
+def schema_command() -> ExitCode:
+    """Print the JSON Schema of the rubric format (rubrics/schema.json is this output)."""
+    import json
+
+    from judgecli.rubric import rubric_json_schema
+
+    print(json.dumps(rubric_json_schema(), indent=2))
     return ExitCode.OK

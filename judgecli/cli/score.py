@@ -43,7 +43,9 @@ from judgecli.errors import ExitCode
 @exits_with_code
 def score_command(
     ctx: typer.Context,
-    dataset: Annotated[Path, typer.Argument(help="JSONL file of cases.", show_default=False)],
+    dataset: Annotated[
+        Path, typer.Argument(metavar="DATASET", help="JSONL file of cases.", show_default=False)
+    ],
     rubric: RubricOpt,
     model: ModelOpt = None,
     api_base: ApiBaseOpt = None,
@@ -74,13 +76,13 @@ def score_command(
     from judgecli import score
     from judgecli.cli.progress import RunProgress
     from judgecli.cli.render import print_json, print_summary
-    from judgecli.config import build_run_config, step_summary_path
+    from judgecli.config import build_run_config, rubric_dirs, step_summary_path
     from judgecli.dataset import parse_field_map, scan_dataset
     from judgecli.rubric import find_rubric, load_rubric
     from judgecli.store import default_run_dir
 
-    rubric_path = find_rubric(rubric)
-    loaded = load_rubric(rubric_path)
+    rubric_path = find_rubric(rubric, rubric_dirs())
+    loaded = load_rubric(rubric_path, dirs=rubric_dirs())
     score.check_rubric_kind(loaded, rubric_path)
     field_map = parse_field_map(field or [])
     config = build_run_config(

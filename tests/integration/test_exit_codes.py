@@ -21,7 +21,7 @@ GOOD_LINE = json.dumps({"id": "a", "input": "q", "output": "x"}) + "\n"
         pytest.param(GOOD_LINE + GOOD_LINE, "helpfulness", [],
                      "d.jsonl:2: duplicate id 'a'", id="duplicate-id"),
         pytest.param("", "helpfulness", [], "d.jsonl: no cases", id="empty-file"),
-        pytest.param(GOOD_LINE, "no-such-rubric", [], "no rubric file or bundled rubric",
+        pytest.param(GOOD_LINE, "no-such-rubric", [], "no rubric file or library rubric",
                      id="unknown-rubric"),
         pytest.param(GOOD_LINE, "bad.yaml", [], "bad.yaml:3: kind:", id="bad-rubric"),
         pytest.param(GOOD_LINE, "helpfulness", ["--price", "cheap"],

@@ -72,7 +72,7 @@ def test_content_hash_changes_when_the_prompt_changes():
         ),
         pytest.param(
             CRITERIA_YAML.replace("name: clarity", "name: accuracy"),
-            "criteria names must be unique",
+            "criteria.1.name: 'accuracy' is used twice",
             id="duplicate-criteria",
         ),
         pytest.param(
@@ -103,5 +103,5 @@ def test_bundled_rubrics_are_found_by_name_and_all_valid():
 
 
 def test_unknown_rubric_name_is_an_error():
-    with pytest.raises(RubricError, match="no rubric file or bundled rubric"):
+    with pytest.raises(RubricError, match="no rubric file or library rubric"):
         find_rubric("no-such-rubric")

@@ -1,0 +1,68 @@
+"""Reading YAML the strict way, with line numbers: no aliases (the "billion laughs" bomb),
+no duplicate keys (the last would silently win), YAML 1.2 booleans (YES/NO stay strings).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+
+class NoAliasLoader(yaml.SafeLoader):
+    """SafeLoader that refuses anchors and aliases: a rubric never needs them, and they are
+    how a "billion laughs" file blows up memory.
+    """
+
+    def compose_node(self, parent: Any, index: Any) -> Any:  # noqa: D102
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise yaml.MarkedYAMLError(
+                problem="YAML aliases (*name) are not allowed in a rubric",
+                problem_mark=event.start_mark,
+            )
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:  # noqa: D102
+        # A repeated key would silently override the first: an error in a rubric.
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.MarkedYAMLError(
+                    problem=f"duplicate key {key!r} (first on line {seen[key].line + 1})",
+                    problem_mark=key_node.start_mark,
+                )
+            seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
+
+
+# YAML 1.1 reads YES/NO/on/off as booleans, so `choices: [YES, NO]` would arrive as
+# [True, False]. Rubrics follow YAML 1.2 instead: only true/false are booleans.
+NoAliasLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+NoAliasLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+def yaml_line(node: yaml.Node | None, loc: list[str]) -> int | None:
+    """The 1-based line of the YAML node at `loc` (or of its nearest existing parent)."""
+    line = node.start_mark.line + 1 if node is not None else None
+    for key in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next((v for k, v in node.value if str(k.value) == key), None)
+            key_node = next((k for k, v in node.value if str(k.value) == key), None)
+            if match is None:
+                return line
+            line = (key_node or match).start_mark.line + 1
+            node = match
+        elif isinstance(node, yaml.SequenceNode) and key.isdigit() and int(key) < len(node.value):
+            node = node.value[int(key)]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line

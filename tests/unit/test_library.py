@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from judgecli.config import rubric_dirs
+from judgecli.errors import RubricError
+from judgecli.rubric import LIBRARY_DIR, find_rubric, library, load_rubric, rubric_json_schema
+
+BASE = """\
+name: base
+kind: pointwise
+scale: {min: 1, max: 5}
+pass_at: 3
+criteria:
+  - {name: accuracy, weight: 2}
+  - {name: tone, weight: 1}
+judge: {temperature: 0, max_tokens: 300}
+prompt:
+  system: Be strict.
+  user: "Q: {input} A: {output}"
+"""
+
+
+def test_extends_merges_blocks_key_by_key_and_replaces_the_rest(write):
+    write("base.yaml", BASE)
+    child = write("child.yaml", "name: child\nextends: base.yaml\npass_at: 4\n"
+                  "criteria: [{name: accuracy}]\nprompt: {user: 'Answer: {output}'}\n"
+                  "judge: {max_tokens: 99}\n")  # fmt: skip
+    rubric = load_rubric(child)
+    assert (rubric.name, rubric.pass_at, rubric.extends) == ("child", 4, "base.yaml")
+    assert rubric.prompt.system == "Be strict."  # inherited
+    assert rubric.prompt.user == "Answer: {output}"  # overridden
+    assert [c.name for c in rubric.criteria] == ["accuracy"]  # replaced whole
+    assert (rubric.judge.temperature, rubric.judge.max_tokens) == (0, 99)
+    assert rubric.scale.max == 5
+
+
+def test_extends_finds_library_rubrics_by_name(write):
+    child = write("strict.yaml", "name: strict-helpfulness\nextends: helpfulness\npass_at: 4\n")
+    rubric = load_rubric(child)
+    assert rubric.pass_at == 4
+    assert rubric.prompt.user == load_rubric(find_rubric("helpfulness")).prompt.user
+
+
+def test_an_extends_cycle_is_an_error(write):
+    write("a.yaml", "name: a\nextends: b.yaml\n")
+    write("b.yaml", "name: b\nextends: a.yaml\n")
+    with pytest.raises(RubricError, match="makes a cycle"):
+        load_rubric(write("c.yaml", "name: c\nextends: a.yaml\n"))
+
+
+def test_the_merged_rubric_is_validated(write):
+    write("base.yaml", BASE)
+    with pytest.raises(RubricError, match="pass_at must lie within the scale"):
+        load_rubric(write("child.yaml", "name: c\nextends: base.yaml\npass_at: 9\n"))
+
+
+def test_rubrics_path_folders_come_before_the_bundled_library(write, tmp_path, monkeypatch):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "helpfulness.yaml").write_text(BASE.replace("name: base", "name: helpfulness"))
+    (mine / "house-style.yaml").write_text(BASE.replace("name: base", "name: house-style"))
+    monkeypatch.setenv("JUDGE_RUBRICS_PATH", f"{mine}{':'}/nonexistent")
+    dirs = rubric_dirs()
+    assert dirs[0] == mine
+    assert dirs[-1] == LIBRARY_DIR
+    assert find_rubric("house-style", dirs) == mine / "house-style.yaml"
+    assert find_rubric("helpfulness", dirs) == mine / "helpfulness.yaml"  # shadows the bundled
+    names = [p.stem for p in library(dirs)]
+    assert "house-style" in names
+    assert names.count("helpfulness") == 1
+
+
+def test_the_published_json_schema_is_in_sync_with_the_model():
+    published = json.loads((LIBRARY_DIR / "schema.json").read_text())
+    assert published == rubric_json_schema(), "run `make schema` and commit rubrics/schema.json"
+
+
+def test_every_library_rubric_loads_and_has_its_example_dataset():
+    for path in library():
+        rubric = load_rubric(path)
+        assert rubric.description
+        assert rubric.requires
+        assert rubric.version
+        if rubric.kind.value == "pairwise":
+            continue
+        assert (LIBRARY_DIR.parent / "datasets" / f"{path.stem}.jsonl").exists(), path.stem
