@@ -89,7 +89,7 @@ def finish(
     if result is not None:
         summary.gate = gate_dict(result)
     RunStore(run_dir).write_jsonl(DISAGREEMENTS, disagreements(results, labels, space.kind))
-    finish_run(run_dir, summary, step_summary=step_summary)
+    finish_run(run_dir, summary, step_summary=step_summary, results=results)
     return CalibrateOutcome(run_dir=run_dir, summary=summary, gate=result)
 
 

@@ -96,8 +96,9 @@ def compare_datasets(
     run_dir = judge_all(
         config, rubric, pairs, grade, argv=argv, on_result=on_result, warnings=warnings
     )
+    results = list(read_results(run_dir / RESULTS))
     summary = summarize_pairwise(
-        read_results(run_dir / RESULTS), rubric=rubric, models=config.model_names, flip=flip,
+        results, rubric=rubric, models=config.model_names, flip=flip,
         flip_policy=flip_policy.value, seed=config.seed,
     )  # fmt: skip
     if not flip:
@@ -111,5 +112,5 @@ def compare_datasets(
     result = evaluate_gate(summary, gate)
     if result is not None:
         summary.gate = gate_dict(result)
-    finish_run(run_dir, summary, step_summary=step_summary)
+    finish_run(run_dir, summary, step_summary=step_summary, results=results)
     return PairwiseOutcome(run_dir=run_dir, summary=summary, gate=result)

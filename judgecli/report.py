@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from rich.table import Table
 
+from judgecli.compare import Delta
 from judgecli.stats.summary import Interval, RunSummary
 
 NA = "n/a"
@@ -307,3 +308,14 @@ def terminal_tables(s: RunSummary) -> list[Table]:
             table.add_row(*row)
         tables.append(table)
     return tables
+
+
+def compare_table(deltas: Sequence[Delta], name_a: str, name_b: str) -> Table:
+    """Run A vs run B: each metric, both values, the paired delta and its 95% interval."""
+    table = Table(title=f"{name_b} vs {name_a} (paired on case id)")
+    for i, column in enumerate(("metric", "A", "B", "B − A", "95% CI", "paired cases")):
+        table.add_column(column, justify="left" if i == 0 else "right")
+    for d in deltas:
+        table.add_row(d.metric, fmt(d.a, 3), fmt(d.b, 3), fmt(d.delta, 3), fmt_ci(d.ci),
+                      str(d.n_paired))  # fmt: skip
+    return table

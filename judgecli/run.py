@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -23,12 +23,17 @@ from judgecli.rubric import Rubric
 from judgecli.runner import run_cases, run_sync
 from judgecli.stats.summary import RunSummary
 from judgecli.store import (
+    JUNIT,
+    REPORT_HTML,
     REPORT_MD,
+    RESULTS,
     RUN_INFO,
     SUMMARY,
     PreviousRun,
     RunStore,
     append_step_summary,
+    read_results,
+    read_summary,
 )
 from judgecli.store.cache import ReplyCache
 
@@ -176,11 +181,43 @@ def judge_all(
     return store.path
 
 
-def finish_run(run_dir: Path, summary: RunSummary, *, step_summary: Path | None = None) -> None:
-    """Write summary.json and report.md (and append the report to a CI step summary)."""
-    store = RunStore(run_dir)
-    store.write_json(SUMMARY, summary.model_dump(mode="json", exclude_none=True))
-    report = render_markdown(summary)
-    store.write_text(REPORT_MD, report)
+def finish_run(
+    run_dir: Path,
+    summary: RunSummary,
+    *,
+    step_summary: Path | None = None,
+    results: Sequence[CaseResult] | None = None,
+) -> None:
+    """Write summary.json and the reports (and append report.md to a CI step summary)."""
+    RunStore(run_dir).write_json(SUMMARY, summary.model_dump(mode="json", exclude_none=True))
+    if results is None:
+        path = run_dir / RESULTS
+        results = list(read_results(path)) if path.exists() else []
+    write_reports(run_dir, summary, results)
     if step_summary is not None:
-        append_step_summary(step_summary, report)
+        append_step_summary(step_summary, render_markdown(summary))
+
+
+def write_reports(run_dir: Path, summary: RunSummary, results: Sequence[CaseResult]) -> Path:
+    """report.md, report.html and results.junit.xml from the summary and the results;
+    returns the HTML report's path.
+    """
+    from judgecli.htmlreport import render_html
+    from judgecli.junit import render_junit
+
+    store = RunStore(run_dir)
+    store.write_text(REPORT_MD, render_markdown(summary))
+    store.write_text(JUNIT, render_junit(summary, results))
+    return store.write_text(REPORT_HTML, render_html(summary, results))
+
+
+def load_run(run_dir: Path) -> tuple[RunSummary, list[CaseResult]]:
+    """A finished run's summary and results (InputError when it is not one)."""
+    if not (run_dir / SUMMARY).exists():
+        raise InputError(
+            f"{run_dir}: no {SUMMARY} (not a finished run)",
+            hint=f"an interrupted run is continued with: judge resume {run_dir}",
+        )
+    results_path = run_dir / RESULTS
+    results = list(read_results(results_path)) if results_path.exists() else []
+    return read_summary(run_dir / SUMMARY), results

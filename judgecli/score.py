@@ -62,12 +62,13 @@ def score_dataset(
     run_dir = judge_all(
         config, rubric, cases, grade, argv=argv, on_result=on_result, warnings=warnings
     )
+    results = list(read_results(run_dir / RESULTS))
     summary = summarize_pointwise(
-        read_results(run_dir / RESULTS),
+        results,
         rubric=rubric,
         models=config.model_names,
         command=config.command,
     )
     summary.warnings.extend(warnings)
-    finish_run(run_dir, summary, step_summary=step_summary)
+    finish_run(run_dir, summary, step_summary=step_summary, results=results)
     return ScoreOutcome(run_dir=run_dir, summary=summary)

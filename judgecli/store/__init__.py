@@ -24,6 +24,8 @@ from judgecli.stats.summary import RunSummary
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 REPORT_MD = "report.md"
+REPORT_HTML = "report.html"
+JUNIT = "results.junit.xml"
 RUN_INFO = "run.json"
 DISAGREEMENTS = "disagreements.jsonl"
 

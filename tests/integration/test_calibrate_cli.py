@@ -51,7 +51,8 @@ def test_a_truthful_judge_agrees_perfectly_and_passes_the_gate(run_cli, truthful
     assert s["gate"]["metric"] == "weighted_kappa"
     assert len(server.requests) == 24
     assert sorted(p.name for p in Path("cal").iterdir()) == [
-        "disagreements.jsonl", "report.md", "results.jsonl", "run.json", "summary.json",
+        "disagreements.jsonl", "report.html", "report.md", "results.jsonl",
+        "results.junit.xml", "run.json", "summary.json",
     ]  # fmt: skip
     assert Path("cal/disagreements.jsonl").read_text() == ""
 

@@ -1,0 +1,63 @@
+"""`judge report RUN_DIR [RUN_B]`: re-render a finished run's reports, or compare two runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli.options import JsonOpt
+from judgecli.errors import ExitCode
+
+
+@app.command("report")
+@exits_with_code
+def report_command(
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A finished run.")],
+    other: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="[RUN_B]", help="A second run of the same rubric: compare.", show_default=False
+        ),
+    ] = None,
+    html: Annotated[bool, typer.Option("--html", help="(Re)write report.html.")] = False,
+    open_it: Annotated[bool, typer.Option("--open", help="Open report.html in a browser.")] = False,
+    json_output: JsonOpt = False,
+) -> ExitCode:
+    """Print a run's report from its summary.json and results.jsonl (no judge calls)."""
+    import json
+    import webbrowser
+
+    from judgecli.cli.render import print_json, print_summary
+    from judgecli.report import compare_table
+    from judgecli.run import load_run, write_reports
+
+    summary, results = load_run(run_dir)
+    if other is None:
+        if html or open_it:
+            page = write_reports(run_dir, summary, results)
+            stderr.print(f"wrote {page}")
+            if open_it:
+                webbrowser.open(page.resolve().as_uri())
+        print_summary(summary, run_dir, quiet=False)
+        if json_output:
+            print_json(summary)
+        return ExitCode.OK
+    from judgecli.compare import compare_runs
+    from judgecli.errors import InputError
+
+    summary_b, results_b = load_run(other)
+    if summary.rubric_hash != summary_b.rubric_hash or summary.command != summary_b.command:
+        raise InputError(
+            f"{run_dir} and {other} are not runs of the same command and rubric "
+            f"({summary.command} {summary.rubric_hash} vs {summary_b.command} "
+            f"{summary_b.rubric_hash})",
+            hint="compare two runs of one rubric, e.g. before and after a prompt change",
+        )
+    deltas = compare_runs(summary, results, summary_b, results_b)
+    stderr.print(compare_table(deltas, str(run_dir), str(other)))
+    if json_output:
+        print(json.dumps([vars(d) for d in deltas], indent=2))
+    return ExitCode.OK
