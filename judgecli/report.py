@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rich.table import Table
 
@@ -65,6 +66,15 @@ def headline(s: RunSummary) -> str:
             f"NEW vs OLD: win rate {fmt_pct(s.win_rate)} {fmt_ci(s.win_rate_ci, pct=True)} "
             f"(ties count half; {s.wins} wins, {s.losses} losses, {s.ties} ties)"
         )
+    elif s.command == "refine":
+        x = s.model_extra or {}
+        final_ci = fmt_ci(ci_of(x, "pass_rate_final_ci"), pct=True)
+        line = (
+            f"pass rate {fmt_pct(x.get('pass_rate_first'))} at the first answer → "
+            f"{fmt_pct(x.get('pass_rate_final'))} {final_ci} at the end; "
+            f"{fmt(x.get('mean_attempts'))} attempts on average; lift "
+            f"{fmt(x.get('lift'))} {fmt_ci(ci_of(x, 'lift_ci'))}"
+        )
     else:
         parts = [f"{s.n_ok} of {s.n_cases} cases graded"]
         if s.mean is not None:
@@ -116,6 +126,46 @@ def score_sections(s: RunSummary) -> list[Section]:
              f"{fmt_pct(c.pass_rate)} {fmt_ci(c.pass_rate_ci, pct=True)}")
             for name, c in s.by_category.items()
         ]))  # fmt: skip
+    return sections
+
+
+def ci_of(extra: dict[str, Any], key: str) -> Interval | None:
+    """An interval stored among a summary's extra keys (a list once read back from JSON)."""
+    value = extra.get(key)
+    return (value[0], value[1]) if value else None
+
+
+def refine_sections(s: RunSummary) -> list[Section]:
+    """The tables of a `refine` run: first vs final, the lift, attempts, cost, stragglers."""
+    x = s.model_extra or {}
+    first_ci, final_ci = ci_of(x, "pass_rate_first_ci"), ci_of(x, "pass_rate_final_ci")
+    rows = [
+        ("cases", f"{s.n_ok} ok / {s.n_failed} failed of {s.n_cases}", ""),
+        ("generator", str(x.get("generator")), ""),
+        ("pass rate, first answer", fmt_pct(x.get("pass_rate_first")), fmt_ci(first_ci, pct=True)),
+        ("pass rate, final answer", fmt_pct(x.get("pass_rate_final")), fmt_ci(final_ci, pct=True)),
+        ("mean score, first → final", f"{fmt(x.get('mean_first'))} → {fmt(x.get('mean_final'))}",
+         ""),
+        ("lift (final − first)", fmt(x.get("lift")), fmt_ci(ci_of(x, "lift_ci"))),
+        ("  paired t interval", "", fmt_ci(ci_of(x, "lift_ci_t"))),
+        ("mean attempts", fmt(x.get("mean_attempts")), ""),
+        ("passed / exhausted", f"{x.get('n_passed')} / {x.get('n_exhausted')}", ""),
+        ("cost: generation / judging",
+         f"${x.get('cost_generation_usd', 0.0):.4f} / ${x.get('cost_judging_usd', 0.0):.4f}", ""),
+    ]  # fmt: skip
+    sections = [Section("refine", ["measure", "value", "95% CI"], rows)]
+    per_attempt = [
+        (k, str(a["n"]), fmt(a.get("mean")), fmt_pct(a.get("pass_rate")),
+         " ".join(f"{score}:{n}" for score, n in (a.get("distribution") or {}).items()))
+        for k, a in (x.get("by_attempt") or {}).items()
+    ]  # fmt: skip
+    if per_attempt:
+        header = ["attempt", "cases", "mean", "pass rate", "distribution"]
+        sections.append(Section("scores per attempt (0 = the case's own output)", header,
+                                per_attempt))  # fmt: skip
+    if never := x.get("never_passed"):
+        sections.append(Section(f"never passed ({x.get('n_exhausted')})", ["id"],
+                                [(i,) for i in never]))  # fmt: skip
     return sections
 
 
@@ -267,6 +317,8 @@ def sections(s: RunSummary) -> list[Section]:
         body = calibrate_sections(s)
     elif s.command == "pairwise":
         body = pairwise_sections(s)
+    elif s.command == "refine":
+        body = refine_sections(s)
     else:
         body = score_sections(s)
     return body + common_sections(s)

@@ -7,6 +7,7 @@ Keys may be added; none may be renamed.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -82,3 +83,15 @@ class CaseResult(BaseModel):
     """Pairwise: characters of the old and new answers."""
     judgements: list[Judgement] = Field(default_factory=list)
     rubric_hash: str
+    attempts: list[dict[str, Any]] | None = None
+    """Refine: every answer of the case with its verdict and spend (refine.Attempt)."""
+
+    @property
+    def spent_usd(self) -> float:
+        """What the case cost: every judge call, plus generation for `judge refine`."""
+        judged = sum(j.cost_usd for j in self.judgements)
+        generated = sum(
+            float((attempt.get("generation") or {}).get("cost_usd") or 0.0)
+            for attempt in self.attempts or []
+        )
+        return judged + generated

@@ -43,6 +43,9 @@ _STRONG_GAP = 0.15
 # Below this gap, an unbiased draw calls the pair a tie.
 _TIE_GAP = 0.03
 
+# A request without a verdict schema to a model named gen* is answered as a generator.
+GENERATOR_PREFIX = "gen"
+
 WinnerLabel = Literal["A", "B", "tie"]
 
 
@@ -371,8 +374,39 @@ def verdict_content(
         truth=given,
     )
     schema = find_schema(body)
+    if schema is None and model.startswith(GENERATOR_PREFIX):
+        return generated_answer(body.get("messages") or [])
     if schema is None:
         # A judge that was not asked for JSON answers in prose, as a real model would.
         verdict = "good" if judgement.score() >= 0.5 else "weak"
         return f"Simulated judge (not a model): the answer looks {verdict}. {judgement.reasoning()}"
     return json.dumps(fill_schema(schema, judgement))
+
+
+def _draft(question: str, level: int) -> str:
+    # Vague at level 1; on topic at 2; long and reusing the question's words from 3 on.
+    words = sorted(_content_words(question), key=lambda w: (question.lower().find(w), w))[:3]
+    if level <= 1:
+        return "It depends."
+    if level == 2:
+        return f"It depends on {' and '.join(words[:2] or ['context'])}, mostly."
+    more = " Each point comes with its reason." * (level - 3)
+    return (
+        f"Regarding {', '.join(words or ['this'])}: here is a complete answer that addresses "
+        f"the question directly, step by step, with the details that matter.{more}"
+    )
+
+
+def generated_answer(messages: list[Any]) -> str:
+    """A simulated generator's answer to the first user message's first line, better with
+    each feedback round: one level above the best earlier draft the messages quote (the
+    feedback template shows the previous answer), else 2 when anything follows the question.
+    """
+    chats = [m for m in messages if isinstance(m, dict)]
+    users = [message_text(m) for m in chats if m.get("role") == "user"]
+    first = users[0].strip() if users else ""
+    question = first.split("\n", 1)[0]
+    texts = [message_text(m) for m in chats]
+    seen = [k for k in range(1, 7) if any(_draft(question, k) in t for t in texts)]
+    level = max(seen) + 1 if seen else (2 if len(users) > 1 or first != question else 1)
+    return _draft(question, level)

@@ -129,6 +129,7 @@ from judgecli.cli import (  # noqa: E402, F401
     demo,
     gate,
     pairwise,
+    refine,
     report,
     resume,
     rubrics,

@@ -48,6 +48,13 @@ def demo_steps(api_base: str, out: Path) -> list[tuple[str, list[str], set[int]]
             {0},
         ),
         (
+            "Self-refine: regenerate answers below the bar with the judge's feedback",
+            ["refine", str(datasets / "example.jsonl"), "--rubric", "helpfulness",
+             "--generator", "openai/gen-sim", *sim, "--max-attempts", "3",
+             "--out", str(out / "refine")],
+            {0},
+        ),
+        (
             "Re-check the first comparison's summary with a stricter gate, no judge calls",
             ["gate", str(out / "pairwise-pass" / "summary.json"), "--min-win-rate", "0.55",
              "--on", "lower-bound"],

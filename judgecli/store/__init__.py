@@ -98,7 +98,7 @@ class RunStore:
         previous = PreviousRun(
             info=info,
             done={r.id for r in kept},
-            spent_usd=sum(j.cost_usd for r in kept for j in r.judgements),
+            spent_usd=sum(r.spent_usd for r in kept),
         )
         store = cls(path)
         store._results = results.open("a", encoding="utf-8")

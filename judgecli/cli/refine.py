@@ -1,0 +1,166 @@
+"""`judge refine`: generate, judge, retry with the judge's feedback until the bar is met."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli.invocation import invocation
+from judgecli.cli.options import (
+    ApiBaseOpt,
+    ConcurrencyOpt,
+    FieldOpt,
+    JsonOpt,
+    JsonSchemaOpt,
+    LimitOpt,
+    MaxCostOpt,
+    MaxFailuresOpt,
+    MaxRetriesOpt,
+    MaxTokensOpt,
+    ModelOpt,
+    NoCacheOpt,
+    OutOpt,
+    PriceOpt,
+    QuietOpt,
+    ResumeOpt,
+    RetryFailedOpt,
+    RpmOpt,
+    RubricOpt,
+    SampleOpt,
+    SeedOpt,
+    TemperatureOpt,
+    TimeoutOpt,
+    TpmOpt,
+    run_config_flags,
+)
+from judgecli.errors import ExitCode
+
+GENERATE = "Generate"
+
+
+@app.command("refine")
+@exits_with_code
+def refine_command(
+    ctx: typer.Context,
+    dataset: Annotated[
+        Path,
+        typer.Argument(
+            metavar="DATASET", help="JSONL cases with id and input.", show_default=False
+        ),
+    ],  # fmt: skip
+    rubric: RubricOpt,
+    generator: Annotated[
+        str,
+        typer.Option(
+            "--generator",
+            "-g",
+            rich_help_panel=GENERATE,
+            help="LiteLLM model string of the model that writes the answers.",
+        ),
+    ],
+    success_rating: Annotated[
+        float | None,
+        typer.Option(
+            "--success-rating",
+            rich_help_panel=GENERATE,
+            help="Score an answer must reach (default: the rubric's pass_at).",
+        ),
+    ] = None,
+    max_attempts: Annotated[
+        int,
+        typer.Option(
+            "--max-attempts",
+            min=1,
+            rich_help_panel=GENERATE,
+            help="Answers generated per case at most.",
+        ),
+    ] = 3,
+    feedback_template: Annotated[
+        str | None,
+        typer.Option(
+            "--feedback-template",
+            rich_help_panel=GENERATE,
+            help="Text added to the input for a retry; {answer} is the "
+            "previous answer, {feedback} the judge's advice.",
+        ),
+    ] = None,
+    system: Annotated[
+        str | None,
+        typer.Option(
+            "--system",
+            rich_help_panel=GENERATE,
+            help="Generator system message (a case's own `system` wins).",
+        ),
+    ] = None,
+    generator_temperature: Annotated[
+        float,
+        typer.Option(
+            "--generator-temperature",
+            min=0,
+            max=2,
+            rich_help_panel=GENERATE,
+            help="The generator's sampling temperature.",
+        ),
+    ] = 0.0,
+    model: ModelOpt = None,
+    api_base: ApiBaseOpt = None,
+    price: PriceOpt = None,
+    temperature: TemperatureOpt = None,
+    max_tokens: MaxTokensOpt = None,
+    json_schema: JsonSchemaOpt = None,
+    concurrency: ConcurrencyOpt = None,
+    rpm: RpmOpt = None,
+    tpm: TpmOpt = None,
+    max_retries: MaxRetriesOpt = None,
+    timeout: TimeoutOpt = None,
+    out: OutOpt = None,
+    resume: ResumeOpt = None,
+    retry_failed: RetryFailedOpt = False,
+    no_cache: NoCacheOpt = False,
+    max_cost: MaxCostOpt = None,
+    max_failures: MaxFailuresOpt = None,
+    limit: LimitOpt = None,
+    sample: SampleOpt = None,
+    seed: SeedOpt = 0,
+    field: FieldOpt = None,
+    quiet: QuietOpt = False,
+    json_output: JsonOpt = False,
+) -> ExitCode:
+    """Answer each case with --generator, judge it, and retry with the judge's feedback."""
+    # Imported here so `judge --help` stays fast.
+    from judgecli import refine
+    from judgecli.cli.progress import RunProgress
+    from judgecli.cli.render import print_json, print_summary
+    from judgecli.config import build_run_config, model_settings, rubric_dirs, step_summary_path
+    from judgecli.dataset import parse_field_map, scan_dataset
+    from judgecli.rubric import find_rubric, load_rubric
+    from judgecli.store import default_run_dir
+
+    template = feedback_template or refine.DEFAULT_FEEDBACK_TEMPLATE
+    refine.check_template(template)
+    loaded = load_rubric(find_rubric(rubric, rubric_dirs()), dirs=rubric_dirs())
+    refine.success_bar(loaded, success_rating)
+    field_map = parse_field_map(field or [])
+    config = build_run_config(
+        command="refine", rubric=loaded, default_out=default_run_dir("refine", loaded.name),
+        field_map=field_map, **run_config_flags(locals()),
+    )  # fmt: skip
+    settings = refine.RefineSettings(
+        generator=model_settings([generator], api_base=api_base, price=price, json_schema=None)[0],
+        success_rating=success_rating, max_attempts=max_attempts, feedback_template=template,
+        system=system, temperature=generator_temperature, max_tokens=config.max_tokens,
+    )  # fmt: skip
+    scan = scan_dataset(dataset, requires=["input"], field_map=field_map, limit=limit,
+                        sample=sample, seed=seed)  # fmt: skip
+    with RunProgress(stderr, total=len(scan.lines), enabled=not quiet) as progress:
+        outcome = refine.refine_dataset(
+            config, loaded, scan, settings, argv=invocation(ctx), on_result=progress.case_done,
+            warnings=list(scan.warnings), step_summary=step_summary_path(),
+        )  # fmt: skip
+    print_summary(outcome.summary, outcome.run_dir, quiet=quiet)
+    if json_output:
+        print_json(outcome.summary)
+    return ExitCode.OK
