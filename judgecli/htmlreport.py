@@ -405,7 +405,8 @@ def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
     else:
         filters.append(select("passed", "passed", [("", "passed or not"), ("yes", "passed"),
                                                    ("no", "not passed")]))  # fmt: skip
-    shown = results[:MAX_ROWS]
+    # results.jsonl is in the order cases finished; people look cases up by id.
+    shown = sorted(results, key=lambda r: r.id)[:MAX_ROWS]
     note = (f'<p class="note">Showing the first {len(shown):,} of {len(results):,} cases; '
             "every case is in results.jsonl.</p>") if len(results) > len(shown) else ""  # fmt: skip
     head = "".join(f"<th>{h}</th>" for h in header)
