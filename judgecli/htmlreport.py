@@ -6,6 +6,7 @@ disagree. Everything from a user or a judge is escaped: a raw reply may contain 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from html import escape
@@ -387,6 +388,11 @@ def select(key: str, label: str, options: Sequence[tuple[str, str]]) -> str:
     return f'<select data-key="{key}" aria-label="{esc(label)}">{opts}</select>'
 
 
+def natural_key(case_id: str) -> list[tuple[int, int | str]]:
+    """Sort key that orders q-2 before q-10."""
+    return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", case_id)]
+
+
 def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
     """Every case (up to MAX_ROWS), filterable by text, status, winner and consistency."""
     pairwise = s.command == "pairwise" or any(r.consistent is not None for r in results)
@@ -406,7 +412,7 @@ def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
         filters.append(select("passed", "passed", [("", "passed or not"), ("yes", "passed"),
                                                    ("no", "not passed")]))  # fmt: skip
     # results.jsonl is in the order cases finished; people look cases up by id.
-    shown = sorted(results, key=lambda r: r.id)[:MAX_ROWS]
+    shown = sorted(results, key=lambda r: natural_key(r.id))[:MAX_ROWS]
     note = (f'<p class="note">Showing the first {len(shown):,} of {len(results):,} cases; '
             "every case is in results.jsonl.</p>") if len(results) > len(shown) else ""  # fmt: skip
     head = "".join(f"<th>{h}</th>" for h in header)
