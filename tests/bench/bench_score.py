@@ -178,6 +178,7 @@ def bench_rpm(tmp: Path, n: int = 700, rpm: int = 600) -> None:
                 "--quiet",
                 "--max-retries",
                 "8",
+                "--no-cache",
                 "--out",
                 str(tmp / "rpm-run"),
             ],
@@ -185,13 +186,14 @@ def bench_rpm(tmp: Path, n: int = 700, rpm: int = 600) -> None:
             env=ENV,
         )
         seen = sim.requests[before:]
-    ok = [r.time for r in seen if r.status == 200]
+    ok = sorted(r.time for r in seen if r.status == 200)
     limited = sum(r.status == 429 for r in seen)
     rate = (len(ok) - 1) / (ok[-1] - ok[0]) * 60
+    peak = busiest_minute(ok)
     print(f"pacing: server limit {rpm} rpm, window full at start, judge --rpm {rpm}, {n} cases")
     print(
-        f"  429s: {limited}   achieved: {rate:.0f} rpm = {rate / rpm:.1%} of the limit "
-        "(target: a handful of 429s, >= 97%)"
+        f"  429s: {limited}   mean rate {rate:.0f} rpm = {rate / rpm:.1%} of the limit; "
+        f"busiest minute {peak} requests   (target: a handful of 429s, >= 97%)"
     )
 
 
