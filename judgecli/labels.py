@@ -1,4 +1,5 @@
-"""Human labels for `judge calibrate`: `{"id", "label", "annotator"?}` per line.
+"""Human labels for `judge calibrate`: `{"id", "label", "annotator"?}` per JSONL line, or
+the rows of a CSV sheet with `id`, `label` and `annotator` columns (`judge review export`).
 
 A label is checked against what it labels: a score must lie on the rubric's scale, a
 choice must be one of the rubric's choices (pass/fail and true/false are accepted for a
@@ -8,9 +9,10 @@ translates other spellings). Anything else is an input error naming file:line.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,30 +119,25 @@ def describe(space: LabelSpace) -> str:
 def read_labels(
     path: Path, space: LabelSpace, *, label_map: Mapping[str, str] | None = None
 ) -> list[Label]:
-    """Every label of the file, validated; (id, annotator) must be unique."""
+    """Every label of the file (JSONL, or a `.csv` sheet), validated; (id, annotator) must
+    be unique. A blank label (null or "" in JSONL, an empty cell in CSV) is skipped: a
+    review sheet may be handed back partly filled.
+    """
     label_map = label_map or {}
     labels: list[Label] = []
     first: dict[tuple[str, str | None], int] = {}
-    for number, _, text in iter_lines(path):
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise DatasetError(
-                path, number, f"invalid JSON: {err.msg} (column {err.colno})"
-            ) from None
-        if not isinstance(obj, dict):
-            raise DatasetError(path, number, "expected a JSON object")
-        case_id, raw, annotator = obj.get("id"), obj.get("label"), obj.get("annotator")
-        if isinstance(case_id, bool) or not isinstance(case_id, str | int):
+    rows = csv_rows(path, space, label_map) if path.suffix.lower() == ".csv" else jsonl_rows(path)
+    for number, case_id, raw, annotator in rows:
+        if isinstance(case_id, bool) or not isinstance(case_id, str | int) or case_id == "":
             raise DatasetError(path, number, 'missing or invalid "id" (a string or integer)')
-        if raw is None:
-            raise DatasetError(path, number, 'missing "label"')
+        if raw is None or raw == "":
+            continue
         if annotator is not None and not isinstance(annotator, str | int):
             raise DatasetError(path, number, '"annotator" must be a string')
         value = normalise(raw, space, label_map)
         if value is None:
             raise DatasetError(path, number, f"label {raw!r} is not {describe(space)}")
-        who = None if annotator is None else str(annotator)
+        who = None if annotator in (None, "") else str(annotator)
         key = (str(case_id), who)
         if key in first:
             by = who or "the same (unnamed) annotator"
@@ -153,3 +150,69 @@ def read_labels(
     if not labels:
         raise DatasetError(path, None, "no labels (the file is empty)")
     return labels
+
+
+Row = tuple[int, Any, Any, Any]
+"""(line number, id, raw label, annotator) as read from a labels file."""
+
+
+def jsonl_rows(path: Path) -> Iterator[Row]:
+    """The label rows of a JSONL file; a line without a "label" key is an error."""
+    for number, _, text in iter_lines(path):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise DatasetError(
+                path, number, f"invalid JSON: {err.msg} (column {err.colno})"
+            ) from None
+        if not isinstance(obj, dict):
+            raise DatasetError(path, number, "expected a JSON object")
+        if "label" not in obj:
+            raise DatasetError(path, number, 'missing "label"')
+        yield number, obj.get("id"), obj.get("label"), obj.get("annotator")
+
+
+def csv_rows(path: Path, space: LabelSpace, label_map: Mapping[str, str]) -> Iterator[Row]:
+    """The label rows of a CSV sheet (`judge review export`): the `id` column, the `label`
+    column (its header may carry a note: `label (1-4; pass at 3)`) and, if present,
+    `annotator`; other columns are ignored. Line numbers are the file's physical lines.
+    """
+    try:
+        handle = path.open("r", encoding="utf-8-sig", newline="")
+    except FileNotFoundError:
+        raise DatasetError(path, None, "no such file") from None
+    except OSError as err:
+        raise DatasetError(path, None, f"cannot read: {err.strerror}") from None
+    with handle:
+        reader = csv.reader(handle)
+        try:
+            header = [h.strip().casefold() for h in next(reader, [])]
+            where: dict[str, int] = {n: header.index(n) for n in ("id", "annotator") if n in header}
+            labelled = [i for i, h in enumerate(header) if h == "label" or h.startswith("label (")]
+            if "id" not in where or len(labelled) != 1:
+                raise DatasetError(
+                    path, 1, 'the header needs an "id" and one "label" column',
+                    hint="hand back the sheet `judge review export` wrote",
+                )  # fmt: skip
+            where["label"] = labelled[0]
+            line = reader.line_num
+            for cells in reader:
+                number, line = line + 1, reader.line_num
+                if not any(cell.strip() for cell in cells):
+                    continue
+                get = {k: (cells[i].strip() if i < len(cells) else "") for k, i in where.items()}
+                raw = get["label"]
+                yield number, get["id"], number_or_text(raw, space, label_map), get.get("annotator")
+        except (csv.Error, UnicodeDecodeError) as err:
+            raise DatasetError(path, reader.line_num + 1, f"not a readable CSV sheet ({err})",
+                               hint="save the sheet as CSV (UTF-8)") from None  # fmt: skip
+
+
+def number_or_text(raw: str, space: LabelSpace, label_map: Mapping[str, str]) -> Value:
+    """A CSV cell as a label: a number for a pointwise scale (unless --label-map names it)."""
+    if space.kind is not RubricKind.POINTWISE or raw.casefold() in label_map:
+        return raw
+    try:
+        return float(raw)
+    except ValueError:
+        return raw

@@ -132,6 +132,7 @@ from judgecli.cli import (  # noqa: E402, F401
     refine,
     report,
     resume,
+    review,
     rubrics,
     score,
     simulate,

@@ -36,8 +36,8 @@ class Usage(BaseModel):
 class CriterionSummary(BaseModel):
     """Mean of one criterion across cases."""
 
-    mean: float | None
-    mean_ci: Interval
+    mean: float | None = None
+    mean_ci: Interval = (None, None)
 
 
 class CategorySummary(BaseModel):
@@ -58,8 +58,8 @@ class CategorySummary(BaseModel):
 class JudgeSummary(BaseModel):
     """One judge of a pairwise panel on its own."""
 
-    win_rate: float | None
-    win_rate_ci: Interval
+    win_rate: float | None = None
+    win_rate_ci: Interval = (None, None)
     wins: int
     losses: int
     ties: int
@@ -70,20 +70,20 @@ class JudgeSummary(BaseModel):
 class LengthSummary(BaseModel):
     """Does the judge reward length? (Answers' lengths in characters.)."""
 
-    longer_wins_rate: float | None
+    longer_wins_rate: float | None = None
     """Among decided cases whose answers differ in length: how often the longer one won."""
-    mean_length_winner: float | None
-    mean_length_loser: float | None
-    mean_length_old: float | None
-    mean_length_new: float | None
+    mean_length_winner: float | None = None
+    mean_length_loser: float | None = None
+    mean_length_old: float | None = None
+    mean_length_new: float | None = None
 
 
 class InterJudgeSummary(BaseModel):
     """How much the judges of a panel agree (on their flip-reconciled verdicts)."""
 
-    fleiss_kappa: float | None
+    fleiss_kappa: float | None = None
     cohen_kappa: dict[str, float | None]
-    percent_agreement: float | None
+    percent_agreement: float | None = None
 
 
 class FailedCase(BaseModel):

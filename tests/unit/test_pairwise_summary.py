@@ -118,3 +118,16 @@ def test_panel_summary_reports_each_judge_and_their_agreement():
     assert s.inter_judge.percent_agreement == pytest.approx(5 / 6)
     assert set(s.inter_judge.cohen_kappa) == {"m1~m2"}
     assert s.inter_judge.fleiss_kappa is not None
+
+
+def test_a_summary_with_empty_statistics_reads_back_from_summary_json():
+    # Regression: summary.json is written without nulls, so every optional field must have a
+    # default, or `judge report` / `judge gate` cannot read a run whose statistics are empty.
+    ties = [case(i, Winner.TIE, ("tie", "tie"), lengths=(5, 5)) for i in range(3)]
+    panel = [t.model_copy(update={"judge_winners": {"m1": Winner.TIE, "m2": Winner.TIE}})
+             for t in ties]  # fmt: skip
+    s = summarize_pairwise(panel, rubric=RUBRIC, models=["m1", "m2"], flip=True, flip_policy="tie")
+    text = s.model_dump_json(exclude_none=True)
+    again = type(s).model_validate_json(text)
+    assert again.length.longer_wins_rate is None
+    assert again.win_rate == 0.5

@@ -1,0 +1,164 @@
+"""`judge review export RUN_DIR`: a labelling sheet of the cases people should check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli.invocation import invocation
+from judgecli.cli.options import SeedOpt
+from judgecli.errors import ExitCode
+
+review_app = typer.Typer(help="Human review: export cases to label.", no_args_is_help=True)
+app.add_typer(review_app, name="review")
+
+PathOpt = Annotated[Path | None, typer.Option(show_default=False)]
+
+
+@review_app.command("export")
+@exits_with_code
+def export_command(
+    ctx: typer.Context,
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A finished run.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The sheet to write (a new file).")],
+    sample: Annotated[
+        str | None,
+        typer.Option(metavar="N|P%", help="Stratified sample size: a count or a percentage."),
+    ] = None,
+    include: Annotated[
+        str | None,
+        typer.Option(
+            metavar="GROUPS", help="Add every case of: inconsistent,failed,borderline,disagreement."
+        ),
+    ] = None,  # fmt: skip
+    seed: SeedOpt = 0,
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            metavar="csv|jsonl",
+            help="Sheet format [default: from --out's suffix, else csv].",
+        ),
+    ] = None,  # fmt: skip
+    show_verdict: Annotated[
+        bool, typer.Option("--show-verdict", help="Add the judge's verdict (anchors raters).")
+    ] = False,
+    cases: PathOpt = None,
+    old: PathOpt = None,
+    new: PathOpt = None,
+    rubric: Annotated[
+        str | None, typer.Option("--rubric", "-r", help="Rubric for the scale and pass_at.")
+    ] = None,
+) -> ExitCode:
+    """Write a sheet for human labelling: a seeded sample stratified by category and verdict,
+    plus every case of the --include groups. The judge's verdict is hidden unless
+    --show-verdict. Hand it back with `judge calibrate --results ... --labels SHEET`.
+    """
+    from judgecli import review
+    from judgecli.config import parse_choice
+    from judgecli.store import RESULTS, read_results
+    from judgecli.store.sheets import SheetFormat, record_export, write_sheet
+
+    size = review.parse_sample(sample)
+    groups = review.parse_groups(include)
+    suffix = out.suffix.lstrip(".").lower()
+    sheet_format = parse_choice(SheetFormat, fmt or ("jsonl" if suffix == "jsonl" else "csv"),
+                                "--format")  # fmt: skip
+    info = read_run_info(run_dir)
+    results = list(read_results(run_dir / RESULTS))
+    pairwise = info.get("command") == "pairwise"
+    recorded = recorded_inputs(info)
+    run_hash = str(info.get("rubric", {}).get("hash"))
+    loaded = load_scale_rubric(rubric or recorded.get("rubric"), run_hash, pairwise)
+    picks = review.choose_cases(results, sample=size, include=groups, seed=seed,
+                                pass_at=loaded.pass_at if loaded else None)  # fmt: skip
+    if (
+        review.Group.BORDERLINE in groups
+        and not pairwise
+        and (loaded is None or loaded.pass_at is None)
+    ):
+        stderr.print("note: no rubric pass_at (see --rubric): borderline = within one point of "
+                     "the median score")  # fmt: skip
+    if pairwise:
+        olds, news = old or recorded.get("old"), new or recorded.get("new")
+        if olds is None or news is None:
+            raise missing_cases("--old OLD.jsonl --new NEW.jsonl")
+        texts: Any = (review.read_cases(olds), review.read_cases(news))
+    else:
+        dataset = cases or recorded.get("dataset")
+        if dataset is None:
+            raise missing_cases("--cases DATASET.jsonl")
+        texts = review.read_cases(dataset)
+    note = review.label_note(loaded, pairwise=pairwise)
+    sheet = review.build_sheet(picks, texts, note=note, show_verdict=show_verdict)
+    write_sheet(out, sheet, sheet_format)
+    record_export(run_dir, {"argv": invocation(ctx), "out": str(out), "n": len(sheet.rows)})
+    stderr.print(f"wrote {out}: {len(sheet.rows)} case(s) to label")
+    return ExitCode.OK
+
+
+def read_run_info(run_dir: Path) -> dict[str, Any]:
+    """A run's run.json (what command made it, with which rubric and argv)."""
+    import json
+
+    from judgecli.errors import InputError
+
+    try:
+        info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{run_dir} is not a run directory (no run.json)",
+                         hint="pass the --out directory of a judge run") from None  # fmt: skip
+    except (OSError, ValueError) as err:
+        raise InputError(f"{run_dir}/run.json: cannot read ({err})") from None
+    if not isinstance(info, dict):
+        raise InputError(f"{run_dir}/run.json: not a judge run.json")
+    return info
+
+
+def recorded_inputs(info: dict[str, Any]) -> dict[str, Path]:
+    """The rubric and dataset(s) run.json's argv names, paths resolved against its cwd
+    (parsed by the recorded command itself, so flags and arguments are told apart).
+    """
+    from judgecli.cli import app as judge_app
+
+    try:
+        argv, cwd = list(info["argv"]), Path(info.get("cwd", "."))
+        group: Any = typer.main.get_command(judge_app)
+        command = group.commands[argv[1]]
+        params = command.make_context(argv[1], argv[2:], resilient_parsing=True).params
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return {}
+    found: dict[str, Path] = {}
+    for name in ("dataset", "old", "new"):
+        if isinstance(params.get(name), Path | str):
+            found[name] = cwd / params[name]
+    rubric = params.get("rubric")
+    if isinstance(rubric, str):
+        on_disk = cwd / rubric
+        found["rubric"] = on_disk if on_disk.exists() else Path(rubric)
+    return found
+
+
+def load_scale_rubric(name: Any, run_hash: str, pairwise: bool) -> Any:
+    """The rubric for the label scale and pass_at, or None (pairwise needs none)."""
+    from judgecli.config import rubric_dirs
+    from judgecli.rubric import find_rubric, load_rubric
+
+    if pairwise or name is None:
+        return None
+    loaded = load_rubric(find_rubric(str(name), rubric_dirs()), dirs=rubric_dirs())
+    if loaded.content_hash != run_hash:
+        stderr.print(f"warning: rubric {loaded.name} has changed since the run "
+                     f"({run_hash} then, {loaded.content_hash} now); using its scale")  # fmt: skip
+    return loaded
+
+
+def missing_cases(flags: str) -> Exception:
+    """The error for a run whose case text cannot be found."""
+    from judgecli.errors import InputError
+
+    return InputError("the run's results hold no case text and its datasets were not found",
+                      hint=f"pass {flags}")  # fmt: skip

@@ -1,0 +1,295 @@
+"""The human review queue: which cases of a finished run people should label (pure).
+
+`judge review export` picks a seeded sample stratified by (category, verdict), so every
+kind of case the judge produced is checked in proportion to how often it occurs, and adds
+every case of the groups a judge is least trustworthy on:
+
+* inconsistent  a pairwise verdict that changed with the answers' order (consistent false)
+* failed        no verdict at all (unparseable reply, transport failure)
+* borderline    a pointwise score next to the pass/fail line: `pass_at - 1 <= score <
+                pass_at + 1` (on a 1-4 scale with pass_at 3, the scores 2 and 3: the last
+                failing and the first passing score). Without a rubric pass_at the median
+                of the run's scores stands in for it. Binary and pairwise verdicts have no
+                borderline.
+* disagreement  the judges of a panel gave different verdicts
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from judgecli.dataset import Case, check_unique, iter_lines, parse_case
+from judgecli.errors import ConfigError, InputError
+from judgecli.result import CaseResult, CaseStatus
+from judgecli.rubric import Rubric, RubricKind
+
+SAMPLE_REASON = "sample"
+Stratum = tuple[str, str]
+"""(category, verdict)."""
+
+
+class Group(StrEnum):
+    """A group of cases exported in full with `--include`."""
+
+    INCONSISTENT = "inconsistent"
+    FAILED = "failed"
+    BORDERLINE = "borderline"
+    DISAGREEMENT = "disagreement"
+
+
+@dataclass(frozen=True)
+class SampleSize:
+    """`--sample N` (a count) or `--sample P%` (a share of the run's cases)."""
+
+    count: int | None = None
+    percent: float | None = None
+
+    def of(self, total: int) -> int:
+        """How many cases this size means in a run of `total` (rounded up, capped)."""
+        if self.percent is not None:
+            return min(total, math.ceil(total * self.percent / 100 - 1e-9))
+        return min(total, self.count or 0)
+
+
+@dataclass(frozen=True)
+class Pick:
+    """One case of the sheet and why it is there (sample and/or groups, in that order)."""
+
+    result: CaseResult
+    reasons: tuple[str, ...]
+
+
+SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$")
+
+
+def parse_sample(text: str | None) -> SampleSize:
+    """`10`, `10%`, `2.5%` → SampleSize; None → no sample (0 cases)."""
+    if text is None:
+        return SampleSize(count=0)
+    match = SIZE.match(text)
+    if match is None or (not match.group(2) and "." in match.group(1)):
+        raise ConfigError(f"--sample {text!r} is not a count or a percentage",
+                          hint="e.g. --sample 50 or --sample 10%")  # fmt: skip
+    if match.group(2):
+        percent = float(match.group(1))
+        if percent > 100:
+            raise ConfigError(f"--sample {text}: a percentage must be at most 100%")
+        return SampleSize(percent=percent)
+    return SampleSize(count=int(match.group(1)))
+
+
+def parse_groups(text: str | None) -> list[Group]:
+    """`inconsistent,failed` → [Group.INCONSISTENT, Group.FAILED] (order kept, no repeats)."""
+    groups: list[Group] = []
+    for part in (text or "").split(","):
+        name = part.strip().casefold()
+        if not name:
+            continue
+        try:
+            group = Group(name)
+        except ValueError:
+            raise ConfigError(
+                f"--include: {part.strip()!r} is not a group",
+                hint="choose from " + ",".join(g.value for g in Group),
+            ) from None
+        if group not in groups:
+            groups.append(group)
+    return groups
+
+
+def verdict_of(result: CaseResult) -> str:
+    """The case's verdict as one word: a score, a choice, a winner, `failed` or `dropped`."""
+    if result.status is CaseStatus.FAILED:
+        return "failed"
+    if result.winner is not None:
+        return result.winner.value
+    if result.choice is not None:
+        return result.choice
+    if result.score is not None:
+        return f"{result.score:g}"
+    return "dropped"
+
+
+def borderline_centre(results: Sequence[CaseResult], pass_at: float | None) -> float | None:
+    """The pass/fail line borderline is measured from: pass_at, else the median score."""
+    if pass_at is not None:
+        return pass_at
+    scores = [r.score for r in results if r.status is CaseStatus.OK and r.score is not None]
+    return statistics.median(scores) if scores else None
+
+
+def panel_disagrees(result: CaseResult) -> bool:
+    """Did two judges of a panel give different verdicts?"""
+    if result.judge_winners:
+        return len({w for w in result.judge_winners.values() if w is not None}) > 1
+    by_model: dict[str, set[object]] = defaultdict(set)
+    for judgement in result.judgements:
+        if judgement.verdict is not None:
+            verdict = judgement.verdict
+            by_model[judgement.model].add(verdict.choice or verdict.score)
+    answers = {frozenset(values) for values in by_model.values()}
+    return len(by_model) > 1 and len(answers) > 1
+
+
+def borderline(score: float | None, centre: float | None) -> bool:
+    """Is the score one of the two next to the pass/fail line (centre - 1 <= s < centre + 1)?"""
+    return score is not None and centre is not None and centre - 1 <= score < centre + 1
+
+
+def groups_of(result: CaseResult, *, centre: float | None) -> set[Group]:
+    """Every group the case belongs to."""
+    groups = set()
+    if result.consistent is False:
+        groups.add(Group.INCONSISTENT)
+    if result.status is CaseStatus.FAILED:
+        groups.add(Group.FAILED)
+    if result.status is CaseStatus.OK and borderline(result.score, centre):
+        groups.add(Group.BORDERLINE)
+    if panel_disagrees(result):
+        groups.add(Group.DISAGREEMENT)
+    return groups
+
+
+def stratum_of(result: CaseResult) -> Stratum:
+    """The sampling stratum: (category, verdict)."""
+    return (result.category or "", verdict_of(result))
+
+
+def allocate(sizes: dict[Stratum, int], n: int, rng: random.Random) -> dict[Stratum, int]:
+    """Split n over the strata in proportion to their sizes (largest remainder): each
+    stratum gets the floor or the ceiling of its exact share; remainders tie-break at random.
+    """
+    total = sum(sizes.values())
+    shares = {key: n * size / total for key, size in sizes.items()}
+    counts = {key: math.floor(share) for key, share in shares.items()}
+    keys = sorted(sizes)
+    rng.shuffle(keys)  # a seeded order decides equal remainders
+    keys.sort(key=lambda k: shares[k] - counts[k], reverse=True)
+    for key in keys[: n - sum(counts.values())]:
+        counts[key] += 1
+    return counts
+
+
+def stratified_sample(results: Sequence[CaseResult], n: int, *, seed: int) -> set[str]:
+    """The ids of a seeded sample of n cases, stratified by (category, verdict)."""
+    if n <= 0 or not results:
+        return set()
+    rng = random.Random(seed)
+    strata: dict[Stratum, list[str]] = defaultdict(list)
+    for result in results:
+        strata[stratum_of(result)].append(result.id)
+    counts = allocate({key: len(ids) for key, ids in strata.items()}, n, rng)
+    chosen: set[str] = set()
+    for key in sorted(strata):
+        # sorted ids: the same seed picks the same cases whatever order results.jsonl has
+        chosen.update(rng.sample(sorted(strata[key]), counts[key]))
+    return chosen
+
+
+def choose_cases(
+    results: Sequence[CaseResult],
+    *,
+    sample: SampleSize,
+    include: Sequence[Group],
+    seed: int,
+    pass_at: float | None = None,
+) -> list[Pick]:
+    """The sheet's cases, in results order: the stratified sample plus every case of the
+    included groups, each case once with all its reasons.
+    """
+    sampled = stratified_sample(results, sample.of(len(results)), seed=seed)
+    centre = borderline_centre(results, pass_at) if Group.BORDERLINE in include else None
+    picks = []
+    for result in results:
+        groups = groups_of(result, centre=centre)
+        reasons = [SAMPLE_REASON] * (result.id in sampled)
+        reasons += [g.value for g in include if g in groups]
+        if reasons:
+            picks.append(Pick(result=result, reasons=tuple(reasons)))
+    return picks
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A labelling sheet: named columns, one row per case, and the label scale's note."""
+
+    columns: list[str]
+    rows: list[dict[str, str]]
+    label_note: str | None
+    """What a label may be, e.g. `1-4; pass at 3` (the CSV puts it in the label header)."""
+
+
+def label_note(rubric: Rubric | None, *, pairwise: bool) -> str | None:
+    """The rubric's scale as a short note for raters."""
+    if pairwise:
+        return "old, new or tie"
+    if rubric is None:
+        return None
+    if rubric.kind is RubricKind.POINTWISE and rubric.scale is not None:
+        scale = f"{rubric.scale.min:g}-{rubric.scale.max:g}"
+        return scale + (f"; pass at {rubric.pass_at:g}" if rubric.pass_at is not None else "")
+    if rubric.choices:
+        return "one of " + ", ".join(rubric.choices)
+    return None
+
+
+def build_sheet(
+    picks: Sequence[Pick],
+    cases: dict[str, Case] | tuple[dict[str, Case], dict[str, Case]],
+    *,
+    note: str | None,
+    show_verdict: bool,
+) -> Sheet:
+    """The sheet's rows: the case text a rater needs (joined on id), why the case is there,
+    the judge's verdict only when asked (raters shown it anchor on it), a blank label and
+    annotator.
+    """
+    pairwise = isinstance(cases, tuple)
+    rows = []
+    for pick in picks:
+        found = [c.get(pick.result.id) for c in cases] if isinstance(cases, tuple) else [
+            cases.get(pick.result.id)
+        ]  # fmt: skip
+        present = [c for c in found if c is not None]
+        if len(present) < len(found):
+            raise InputError(
+                f"case {pick.result.id!r} of the run is not in the cases file(s)",
+                hint="pass the dataset the run judged with --cases (--old/--new for pairwise)",
+            )
+        first = present[0]
+        row = {"id": pick.result.id, "category": pick.result.category or first.category or "",
+               "input": first.input or ""}  # fmt: skip
+        if pairwise:
+            row |= {"output_old": present[0].output or "", "output_new": present[1].output or ""}
+        else:
+            row |= {"output": first.output or ""}
+        row |= {"reference": first.reference or "", "reason": "; ".join(pick.reasons)}
+        if show_verdict:
+            row["verdict"] = verdict_of(pick.result)
+        rows.append(row | {"label": "", "annotator": ""})
+    columns = ["id", "category", "input"]
+    columns += ["output_old", "output_new"] if pairwise else ["output"]
+    if any(row["reference"] for row in rows):
+        columns.append("reference")
+    columns += ["reason"] + ["verdict"] * show_verdict + ["label", "annotator"]
+    return Sheet(columns=columns, rows=[{k: r[k] for k in columns} for r in rows],
+                 label_note=note)  # fmt: skip
+
+
+def read_cases(path: Path) -> dict[str, Case]:
+    """A dataset's cases by id (the text columns of the sheet), with file:line errors."""
+    cases: dict[str, Case] = {}
+    first_line: dict[str, int] = {}
+    for number, _, text in iter_lines(path):
+        case = parse_case(path, number, text, field_map={}, requires=[])
+        check_unique(path, case, first_line)
+        cases[case.id] = case
+    return cases
