@@ -43,7 +43,8 @@ _STRONG_GAP = 0.15
 # Below this gap, an unbiased draw calls the pair a tie.
 _TIE_GAP = 0.03
 
-# A request without a verdict schema to a model named gen* is answered as a generator.
+# A request without a verdict schema to a model named gen* is answered as a generator
+# (simulator_generator.py), for `judge refine`.
 GENERATOR_PREFIX = "gen"
 
 WinnerLabel = Literal["A", "B", "tie"]
@@ -135,12 +136,13 @@ def find_schema(body: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def _content_words(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
+    """The words of a text that carry content (lower-case, four letters or more)."""
     return {w for w in _WORD.findall(text.lower()) if len(w) >= 4}
 
 
 def _overlap(output_words: set[str], other: str) -> float:
-    return min(1.0, len(output_words & _content_words(other)) / 3)
+    return min(1.0, len(output_words & content_words(other)) / 3)
 
 
 def _unit_hash(*parts: object) -> float:
@@ -151,8 +153,8 @@ def _unit_hash(*parts: object) -> float:
 def content_score(input_text: str, output: str, reference: str | None = None) -> float:
     """Score the answer's text features (0..1); see the module docstring."""
     lowered = output.lower().replace("\u2019", "'")
-    words = _content_words(output)
-    relevance = _overlap(words, input_text) if _content_words(input_text) else 0.5
+    words = content_words(output)
+    relevance = _overlap(words, input_text) if content_words(input_text) else 0.5
     features = [relevance, min(1.0, len(_WORD.findall(lowered)) / 20)]
     if reference is not None:
         features.append(_overlap(words, reference))
@@ -375,38 +377,11 @@ def verdict_content(
     )
     schema = find_schema(body)
     if schema is None and model.startswith(GENERATOR_PREFIX):
+        from judgecli.simulator_generator import generated_answer  # a sibling that imports us
+
         return generated_answer(body.get("messages") or [])
     if schema is None:
         # A judge that was not asked for JSON answers in prose, as a real model would.
         verdict = "good" if judgement.score() >= 0.5 else "weak"
         return f"Simulated judge (not a model): the answer looks {verdict}. {judgement.reasoning()}"
     return json.dumps(fill_schema(schema, judgement))
-
-
-def _draft(question: str, level: int) -> str:
-    # Vague at level 1; on topic at 2; long and reusing the question's words from 3 on.
-    words = sorted(_content_words(question), key=lambda w: (question.lower().find(w), w))[:3]
-    if level <= 1:
-        return "It depends."
-    if level == 2:
-        return f"It depends on {' and '.join(words[:2] or ['context'])}, mostly."
-    more = " Each point comes with its reason." * (level - 3)
-    return (
-        f"Regarding {', '.join(words or ['this'])}: here is a complete answer that addresses "
-        f"the question directly, step by step, with the details that matter.{more}"
-    )
-
-
-def generated_answer(messages: list[Any]) -> str:
-    """A simulated generator's answer to the first user message's first line, better with
-    each feedback round: one level above the best earlier draft the messages quote (the
-    feedback template shows the previous answer), else 2 when anything follows the question.
-    """
-    chats = [m for m in messages if isinstance(m, dict)]
-    users = [message_text(m) for m in chats if m.get("role") == "user"]
-    first = users[0].strip() if users else ""
-    question = first.split("\n", 1)[0]
-    texts = [message_text(m) for m in chats]
-    seen = [k for k in range(1, 7) if any(_draft(question, k) in t for t in texts)]
-    level = max(seen) + 1 if seen else (2 if len(users) > 1 or first != question else 1)
-    return _draft(question, level)

@@ -1,0 +1,137 @@
+"""The cases table of report.html: one row per case, expandable to every judgement (model,
+order, verdict, reasoning, escaped raw reply), filtered by the page's inline script.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from html import escape
+
+from judgecli.report import NA, fmt
+from judgecli.result import CaseResult, CaseStatus, Judgement
+from judgecli.stats.summary import RunSummary
+
+MAX_ROWS = 5000
+"""Cases listed in the table (all are in results.jsonl): more make a slow page."""
+RAW_LIMIT = 2000
+"""Characters of a raw reply shown; the rest is in results.jsonl."""
+
+
+def esc(text: object) -> str:
+    """Text or attribute value, escaped."""
+    return escape(str(text), quote=True)
+
+
+def verdict_text(r: CaseResult) -> str:
+    """The case's aggregated verdict in a word or number."""
+    if r.status is CaseStatus.FAILED:
+        return "—"
+    if r.winner is not None:
+        return r.winner.value
+    bits = [] if r.score is None else [f"{r.score:g}" if r.score.is_integer() else fmt(r.score)]
+    bits += [] if r.choice is None else [r.choice]
+    if not bits and r.consistent is not None:
+        return "dropped"
+    return " ".join(bits) or NA
+
+
+def yes_no(flag: bool | None) -> str:
+    """A filter key for an optional flag."""
+    return "" if flag is None else ("yes" if flag else "no")
+
+
+def judgement_html(j: Judgement) -> str:
+    """One judge call: who, what it cost, its verdict and reasoning, and the raw reply."""
+    facts = [j.model, *([f"order {j.order.value}"] if j.order else []),
+             f"{j.prompt_tokens:,} in / {j.completion_tokens:,} out tokens",
+             f"${j.cost_usd:.4f}", f"{j.latency_s:.2f} s", f"{j.attempts} attempt(s)",
+             *(["cached"] if j.cached else [])]  # fmt: skip
+    parts = [f'<p class="muted">{esc(" · ".join(facts))}</p>']
+    if (v := j.verdict) is not None:
+        # A pairwise judge names a slot; say which answer sat there in this order.
+        slots = dict(zip("AB", j.order.value.split("-"), strict=True)) if j.order else {}
+        slot = slots.get(v.winner.value) if v.winner else None
+        winner = v.winner and (f"{v.winner.value} ({slot})" if slot else v.winner.value)
+        said = [f"{k} {val:g}" if isinstance(val, float) else f"{k} {val}"
+                for k, val in (("score", v.score), ("choice", v.choice), ("winner", winner),
+                               ("confidence", v.confidence)) if val is not None]  # fmt: skip
+        said += [f"{name} {val:g}" for name, val in v.criteria.items()]
+        parts.append(f"<p><strong>{esc(', '.join(said) or 'verdict')}</strong></p>")
+        parts.append(f"<p>{esc(v.reasoning)}</p>")
+        if v.feedback:
+            parts.append(f"<p><em>{esc(v.feedback)}</em></p>")
+    if j.error:
+        parts.append(f'<p class="failed">{esc(j.error)}</p>')
+    if j.raw is not None:
+        more = len(j.raw) - RAW_LIMIT
+        cut = f"\n… {more:,} more characters in results.jsonl" if more > 0 else ""
+        parts.append(f"<pre>{esc(j.raw[:RAW_LIMIT] + cut)}</pre>")
+    return f'<div class="judgement">{"".join(parts)}</div>'
+
+
+def case_row(r: CaseResult, *, pairwise: bool, columns: int) -> str:
+    """A case's tbody: a summary row, then its judgements behind a <details>."""
+    cost = sum(j.cost_usd for j in r.judgements)
+    tokens = sum(j.prompt_tokens + j.completion_tokens for j in r.judgements)
+    flag = yes_no(r.consistent) if pairwise else yes_no(r.passed)
+    winner = r.winner.value if r.winner is not None else "none"
+    cells = [f"<code>{esc(r.id)}</code>", f'<span class="{r.status.value}">{r.status.value}</span>',
+             esc(verdict_text(r)), flag or "—", esc(r.category or ""), f"{tokens:,}",
+             f"${cost:.4f}"]  # fmt: skip
+    extra = [f'<p class="failed">{esc(r.error)}</p>'] if r.error else []
+    if r.lengths:
+        extra.append(f'<p class="muted">answer lengths: old {r.lengths.get("old", NA)}, '
+                     f'new {r.lengths.get("new", NA)} characters</p>')  # fmt: skip
+    extra += [judgement_html(j) for j in r.judgements]
+    n = len(r.judgements)
+    return (
+        f'<tbody data-status="{r.status.value}" data-winner="{winner}" '
+        f'data-consistent="{yes_no(r.consistent)}" data-passed="{yes_no(r.passed)}">'
+        '<tr class="case">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+        f'<tr class="more"><td colspan="{columns}"><details><summary>{n} judgement'
+        f"{'' if n == 1 else 's'}</summary>{''.join(extra)}</details></td></tr></tbody>"
+    )
+
+
+def select(key: str, label: str, options: Sequence[tuple[str, str]]) -> str:
+    """A filter on one data-* key of the case rows."""
+    opts = "".join(f'<option value="{v}">{esc(text)}</option>' for v, text in options)
+    return f'<select data-key="{key}" aria-label="{esc(label)}">{opts}</select>'
+
+
+def natural_key(case_id: str) -> list[tuple[int, int | str]]:
+    """Sort key that orders q-2 before q-10."""
+    return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", case_id)]
+
+
+def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
+    """Every case (up to MAX_ROWS), filterable by text, status, winner and consistency."""
+    pairwise = s.command == "pairwise" or any(r.consistent is not None for r in results)
+    flag = "consistent" if pairwise else "passed"
+    header = ["id", "status", "verdict", flag, "category", "tokens", "cost"]
+    filters = [
+        '<input type="search" id="case-search" placeholder="search ids, categories, '
+        'reasoning, raw replies" aria-label="search cases">',
+        select("status", "status", [("", "any status"), ("ok", "ok"), ("failed", "failed")]),
+    ]
+    if pairwise:
+        filters.append(select("winner", "winner", [("", "any winner"), ("new", "NEW won"),
+                       ("old", "OLD won"), ("tie", "tie"), ("none", "no verdict")]))  # fmt: skip
+        filters.append(select("consistent", "consistency", [("", "any consistency"),
+                              ("yes", "consistent"), ("no", "position-flipped")]))  # fmt: skip
+    else:
+        filters.append(select("passed", "passed", [("", "passed or not"), ("yes", "passed"),
+                                                   ("no", "not passed")]))  # fmt: skip
+    # results.jsonl is in the order cases finished; people look cases up by id.
+    shown = sorted(results, key=lambda r: natural_key(r.id))[:MAX_ROWS]
+    note = (f'<p class="note">Showing the first {len(shown):,} of {len(results):,} cases; '
+            "every case is in results.jsonl.</p>") if len(results) > len(shown) else ""  # fmt: skip
+    head = "".join(f"<th>{h}</th>" for h in header)
+    body = "".join(case_row(r, pairwise=pairwise, columns=len(header)) for r in shown)
+    return (
+        f"<section><h2>Cases ({len(results):,})</h2>{note}"
+        f'<div class="filters" id="case-filters" hidden>{"".join(filters)}'
+        '<span id="case-count" class="muted"></span></div>'
+        f'<table id="cases"><thead><tr>{head}</tr></thead>{body}</table></section>'
+    )
