@@ -34,7 +34,6 @@ from judgecli.cli.options import (
     TemperatureOpt,
     TimeoutOpt,
     TpmOpt,
-    run_config_flags,
 )
 from judgecli.errors import ExitCode
 
@@ -117,21 +116,22 @@ def calibrate_command(
 ) -> ExitCode:
     """Measure how well the judge agrees with human labels (and gate on it)."""
     from judgecli import calibrate
+    from judgecli.cli.inputs import judge_config, named_rubric
     from judgecli.cli.progress import RunProgress
-    from judgecli.cli.render import print_json, print_summary
-    from judgecli.config import build_run_config, parse_choice, rubric_dirs, step_summary_path
-    from judgecli.dataset import DatasetScan, parse_field_map
+    from judgecli.cli.render import report_outcome
+    from judgecli.config import parse_choice, step_summary_path
+    from judgecli.dataset import DatasetScan
     from judgecli.errors import ConfigError
     from judgecli.gate import GateOn, GateSpec
     from judgecli.labels import LabelSpace, parse_label_map, read_labels
     from judgecli.pairs import PairScan, scan_pairs
-    from judgecli.rubric import RubricKind, find_rubric, load_rubric
+    from judgecli.rubric import RubricKind
     from judgecli.store import default_run_dir, read_results
 
     gate = GateSpec(min_kappa=min_kappa, min_accuracy=min_accuracy,
                     on=parse_choice(GateOn, on, "--on"))  # fmt: skip
     mapping = parse_label_map(label_map)
-    loaded = load_rubric(find_rubric(rubric, rubric_dirs()), dirs=rubric_dirs()) if rubric else None
+    loaded = named_rubric(rubric)[1] if rubric else None
     labels_path = labels or labels_file
     if labels_path is None:
         raise ConfigError("no labels file", hint="judge calibrate LABELS.jsonl --rubric R, or "
@@ -154,14 +154,7 @@ def calibrate_command(
                 hint="or pass --results RESULTS.jsonl to calibrate a finished run",
             )
         label_rows = read_labels(labels_path, LabelSpace.of(loaded), label_map=mapping)
-        field_map = parse_field_map(field or [])
-        config = build_run_config(
-            command="calibrate",
-            rubric=loaded,
-            default_out=default_run_dir("calibrate", name),
-            field_map=field_map,
-            **run_config_flags(locals()),
-        )
+        config, field_map = judge_config("calibrate", loaded, locals())
         ids = {label.id for label in label_rows}
         if loaded.kind is RubricKind.PAIRWISE:
             if old is None or new is None:
@@ -179,9 +172,4 @@ def calibrate_command(
                 on_result=progress.case_done,
                 gate=gate, warnings=[], step_summary=step_summary_path(),
             )  # fmt: skip
-    print_summary(outcome.summary, outcome.run_dir, quiet=quiet)
-    if json_output:
-        print_json(outcome.summary)
-    if outcome.gate is not None and not outcome.gate.passed:
-        return ExitCode.GATE_FAILED
-    return ExitCode.OK
+    return report_outcome(outcome.summary, outcome.run_dir, quiet=quiet, json_output=json_output)

@@ -41,7 +41,6 @@ from judgecli.cli.options import (
     TemperatureOpt,
     TimeoutOpt,
     TpmOpt,
-    run_config_flags,
 )
 from judgecli.errors import ExitCode
 
@@ -92,32 +91,22 @@ def pairwise_command(
 ) -> ExitCode:
     """Compare NEW against OLD, case by case (joined on id), with a pairwise rubric."""
     from judgecli import pairwise
+    from judgecli.cli.inputs import judge_config, named_rubric
     from judgecli.cli.progress import RunProgress
-    from judgecli.cli.render import print_json, print_summary
-    from judgecli.config import build_run_config, parse_choice, rubric_dirs, step_summary_path
-    from judgecli.dataset import parse_field_map
+    from judgecli.cli.render import report_outcome
+    from judgecli.config import parse_choice, step_summary_path
     from judgecli.debias import FlipPolicy
     from judgecli.gate import GateOn, GateSpec
     from judgecli.pairs import scan_pairs
-    from judgecli.rubric import find_rubric, load_rubric
-    from judgecli.store import default_run_dir
 
-    rubric_path = find_rubric(rubric, rubric_dirs())
-    loaded = load_rubric(rubric_path, dirs=rubric_dirs())
+    rubric_path, loaded = named_rubric(rubric)
     pairwise.check_rubric_kind(loaded, rubric_path)
     policy = parse_choice(FlipPolicy, flip_policy, "--flip-policy")
     gate = GateSpec(
         min_win_rate=min_win_rate, max_loss_rate=max_loss_rate, min_consistency=min_consistency,
         on=parse_choice(GateOn, on, "--on"),
     )  # fmt: skip
-    field_map = parse_field_map(field or [])
-    config = build_run_config(
-        command="pairwise",
-        rubric=loaded,
-        default_out=default_run_dir("pairwise", loaded.name),
-        field_map=field_map,
-        **run_config_flags(locals()),
-    )
+    config, field_map = judge_config("pairwise", loaded, locals())
     scan = scan_pairs(
         old, new, requires=loaded.requires, field_map=field_map, allow_partial=allow_partial,
         limit=limit, sample=sample, seed=seed,
@@ -128,9 +117,4 @@ def pairwise_command(
             on_result=progress.case_done, warnings=list(scan.warnings),
             step_summary=step_summary_path(),
         )  # fmt: skip
-    print_summary(outcome.summary, outcome.run_dir, quiet=quiet)
-    if json_output:
-        print_json(outcome.summary)
-    if outcome.gate is not None and not outcome.gate.passed:
-        return ExitCode.GATE_FAILED
-    return ExitCode.OK
+    return report_outcome(outcome.summary, outcome.run_dir, quiet=quiet, json_output=json_output)

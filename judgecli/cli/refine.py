@@ -34,7 +34,6 @@ from judgecli.cli.options import (
     TemperatureOpt,
     TimeoutOpt,
     TpmOpt,
-    run_config_flags,
 )
 from judgecli.errors import ExitCode
 
@@ -132,22 +131,17 @@ def refine_command(
     """Answer each case with --generator, judge it, and retry with the judge's feedback."""
     # Imported here so `judge --help` stays fast.
     from judgecli import refine
+    from judgecli.cli.inputs import judge_config, named_rubric
     from judgecli.cli.progress import RunProgress
-    from judgecli.cli.render import print_json, print_summary
-    from judgecli.config import build_run_config, model_settings, rubric_dirs, step_summary_path
-    from judgecli.dataset import parse_field_map, scan_dataset
-    from judgecli.rubric import find_rubric, load_rubric
-    from judgecli.store import default_run_dir
+    from judgecli.cli.render import report_outcome
+    from judgecli.config import model_settings, step_summary_path
+    from judgecli.dataset import scan_dataset
 
     template = feedback_template or refine.DEFAULT_FEEDBACK_TEMPLATE
     refine.check_template(template)
-    loaded = load_rubric(find_rubric(rubric, rubric_dirs()), dirs=rubric_dirs())
+    _, loaded = named_rubric(rubric)
     refine.success_bar(loaded, success_rating)
-    field_map = parse_field_map(field or [])
-    config = build_run_config(
-        command="refine", rubric=loaded, default_out=default_run_dir("refine", loaded.name),
-        field_map=field_map, **run_config_flags(locals()),
-    )  # fmt: skip
+    config, field_map = judge_config("refine", loaded, locals())
     settings = refine.RefineSettings(
         generator=model_settings([generator], api_base=api_base, price=price, json_schema=None)[0],
         success_rating=success_rating, max_attempts=max_attempts, feedback_template=template,
@@ -160,7 +154,4 @@ def refine_command(
             config, loaded, scan, settings, argv=invocation(ctx), on_result=progress.case_done,
             warnings=list(scan.warnings), step_summary=step_summary_path(),
         )  # fmt: skip
-    print_summary(outcome.summary, outcome.run_dir, quiet=quiet)
-    if json_output:
-        print_json(outcome.summary)
-    return ExitCode.OK
+    return report_outcome(outcome.summary, outcome.run_dir, quiet=quiet, json_output=json_output)

@@ -34,7 +34,6 @@ from judgecli.cli.options import (
     TemperatureOpt,
     TimeoutOpt,
     TpmOpt,
-    run_config_flags,
 )
 from judgecli.errors import ExitCode
 
@@ -74,24 +73,15 @@ def score_command(
     """Grade every case of DATASET with a pointwise or binary rubric."""
     # Imported here so `judge --help` stays fast (numpy, pydantic models, rich.progress).
     from judgecli import score
+    from judgecli.cli.inputs import judge_config, named_rubric
     from judgecli.cli.progress import RunProgress
-    from judgecli.cli.render import print_json, print_summary
-    from judgecli.config import build_run_config, rubric_dirs, step_summary_path
-    from judgecli.dataset import parse_field_map, scan_dataset
-    from judgecli.rubric import find_rubric, load_rubric
-    from judgecli.store import default_run_dir
+    from judgecli.cli.render import report_outcome
+    from judgecli.config import step_summary_path
+    from judgecli.dataset import scan_dataset
 
-    rubric_path = find_rubric(rubric, rubric_dirs())
-    loaded = load_rubric(rubric_path, dirs=rubric_dirs())
+    rubric_path, loaded = named_rubric(rubric)
     score.check_rubric_kind(loaded, rubric_path)
-    field_map = parse_field_map(field or [])
-    config = build_run_config(
-        command="score",
-        rubric=loaded,
-        default_out=default_run_dir("score", loaded.name),
-        field_map=field_map,
-        **run_config_flags(locals()),
-    )
+    config, field_map = judge_config("score", loaded, locals())
     scan = scan_dataset(
         dataset, requires=loaded.requires, field_map=field_map, limit=limit, sample=sample,
         seed=seed,
@@ -101,7 +91,4 @@ def score_command(
             config, loaded, scan, argv=invocation(ctx), on_result=progress.case_done,
             warnings=list(scan.warnings), step_summary=step_summary_path(),
         )  # fmt: skip
-    print_summary(outcome.summary, outcome.run_dir, quiet=quiet)
-    if json_output:
-        print_json(outcome.summary)
-    return ExitCode.OK
+    return report_outcome(outcome.summary, outcome.run_dir, quiet=quiet, json_output=json_output)
