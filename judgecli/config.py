@@ -127,11 +127,26 @@ class RunConfig(BaseModel):
     """Continue the run in `out` instead of starting a new one."""
     retry_failed: bool = False
     """On resume, judge the cases that failed last time again."""
+    screen: ModelSettings | None = None
+    """Cascade: the cheap judge every case goes to first (--screen); `models` are then the
+    strong judges a case escalates to."""
+    escalate: str | None = None
+    """Cascade: the --escalate rule as given (None: the rubric's default rule)."""
 
     @property
     def model_names(self) -> list[str]:
-        """The judges' model strings, in the order given."""
+        """The judges' model strings, in the order given (the strong tier of a cascade)."""
         return [m.name for m in self.models]
+
+    @property
+    def screen_name(self) -> str | None:
+        """The screen judge's model string, if the run has one."""
+        return self.screen.name if self.screen else None
+
+    @property
+    def all_models(self) -> list[ModelSettings]:
+        """Every model the run may call: the screen first, then the judges."""
+        return [*([self.screen] if self.screen else []), *self.models]
 
 
 def parse_price(text: str) -> Price:
@@ -199,6 +214,9 @@ def build_run_config(
     max_failures: str | None = None,
     resume: Path | None = None,
     retry_failed: bool = False,
+    screen: str | None = None,
+    escalate: str | None = None,
+    screen_price: str | None = None,
 ) -> RunConfig:
     """Merge flags, the rubric's judge block and defaults into one RunConfig."""
     if resume is not None and out is not None and Path(out) != Path(resume):
@@ -215,9 +233,18 @@ def build_run_config(
             hint="pass --model (e.g. --model openai/gpt-4o-mini), set JUDGE_MODEL, "
             "or give the rubric a judge: {model: ...} block",
         )
+    check_cascade(names, screen=screen, escalate=escalate, screen_price=screen_price)
+    screen_settings = None
+    if screen is not None:
+        prices = screen_price or price
+        [screen_settings] = model_settings(
+            [screen], api_base=api_base, price=prices, json_schema=json_schema
+        )
     return RunConfig(
         command=command,
         models=model_settings(names, api_base=api_base, price=price, json_schema=json_schema),
+        screen=screen_settings,
+        escalate=escalate,
         temperature=first(temperature, rubric.judge.temperature, DEFAULT_TEMPERATURE),
         max_tokens=first(max_tokens, rubric.judge.max_tokens, DEFAULT_MAX_TOKENS),
         timeout_s=first(timeout_s, DEFAULT_TIMEOUT_S),
@@ -236,6 +263,26 @@ def build_run_config(
         resume=resume is not None,
         retry_failed=retry_failed,
     )
+
+
+def check_cascade(
+    judges: list[str], *, screen: str | None, escalate: str | None, screen_price: str | None
+) -> None:
+    """--escalate and --screen-price only mean something with a --screen judge, and a
+    screen that is also a strong judge would decide every case twice at the same price.
+    """
+    if screen is None:
+        for flag, value in (("--escalate", escalate), ("--screen-price", screen_price)):
+            if value is not None:
+                raise ConfigError(
+                    f"{flag} goes with --screen MODEL",
+                    hint="e.g. --screen openai/gpt-4o-mini --model openai/gpt-4o",
+                )
+    elif screen in judges:
+        raise ConfigError(
+            f"--screen {screen} is also a --model judge",
+            hint="the screen is the cheap first judge; --model names the strong one(s)",
+        )
 
 
 def first(*values: T | None) -> T:

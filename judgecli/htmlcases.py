@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from html import escape
 
-from judgecli.report import NA, fmt
+from judgecli.report_format import NA, fmt
 from judgecli.result import CaseResult, CaseStatus, Judgement
 from judgecli.stats.summary import RunSummary
 
@@ -72,8 +72,8 @@ def judgement_html(j: Judgement) -> str:
 
 def case_row(r: CaseResult, *, pairwise: bool, columns: int) -> str:
     """A case's tbody: a summary row, then its judgements behind a <details>."""
-    cost = sum(j.cost_usd for j in r.judgements)
-    tokens = sum(j.prompt_tokens + j.completion_tokens for j in r.judgements)
+    cost = sum(j.cost_usd for j in r.all_judgements)
+    tokens = sum(j.prompt_tokens + j.completion_tokens for j in r.all_judgements)
     flag = yes_no(r.consistent) if pairwise else yes_no(r.passed)
     winner = r.winner.value if r.winner is not None else "none"
     cells = [f"<code>{esc(r.id)}</code>", f'<span class="{r.status.value}">{r.status.value}</span>',
@@ -83,8 +83,14 @@ def case_row(r: CaseResult, *, pairwise: bool, columns: int) -> str:
     if r.lengths:
         extra.append(f'<p class="muted">answer lengths: old {r.lengths.get("old", NA)}, '
                      f'new {r.lengths.get("new", NA)} characters</p>')  # fmt: skip
-    extra += [judgement_html(j) for j in r.judgements]
-    n = len(r.judgements)
+    if r.tier is not None:
+        said = "" if r.screen is None else (
+            "; the screen failed" if r.screen.status is CaseStatus.FAILED
+            else f"; the screen said {esc(verdict_text(r.screen))}"
+        )  # fmt: skip
+        extra.append(f'<p class="muted">decided by the {r.tier.value} judge{said}</p>')
+    extra += [judgement_html(j) for j in r.all_judgements]
+    n = len(r.all_judgements)
     return (
         f'<tbody data-status="{r.status.value}" data-winner="{winner}" '
         f'data-consistent="{yes_no(r.consistent)}" data-passed="{yes_no(r.passed)}">'

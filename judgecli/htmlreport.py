@@ -12,7 +12,8 @@ from typing import Any
 
 from judgecli import svg, svg_charts
 from judgecli.htmlcases import MAX_ROWS, case_table, esc, verdict_text
-from judgecli.report import NA, Section, fmt, fmt_ci, fmt_pct, gate_note, headline, sections
+from judgecli.report import gate_note, headline, sections
+from judgecli.report_format import NA, Section, fmt, fmt_ci, fmt_pct
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.stats.summary import Interval, RunSummary
 from judgecli.svg import Bar

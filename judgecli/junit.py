@@ -101,7 +101,7 @@ def case_of(base: str, result: CaseResult, *, informational: bool) -> JunitCase:
     case = JunitCase(
         classname=classname,
         name=clean(result.id),
-        time_s=sum(j.latency_s for j in result.judgements),
+        time_s=sum(j.latency_s for j in result.all_judgements),
     )
     if result.status is CaseStatus.FAILED:
         return error_case(case, result)

@@ -6,12 +6,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from judgecli.cascade import plan_cascade, recorded_rule, summarize_tiers, tiered
 from judgecli.config import RunConfig
 from judgecli.debias import FlipPolicy
 from judgecli.errors import RubricError
 from judgecli.gate import GateResult, GateSpec, evaluate_gate, gate_dict
 from judgecli.grading import GradingPlan, grade_pairwise
-from judgecli.judge import JudgeClient
 from judgecli.pairs import Pair, PairScan, iter_pairs
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric, RubricKind
@@ -83,16 +83,15 @@ def compare_datasets(
         max_tokens=config.max_tokens, max_retries=config.max_retries, flip=flip,
         flip_policy=flip_policy, seed=config.seed,
     )  # fmt: skip
+    cascade = plan_cascade(plan, config.screen_name, config.escalate)
+    config = recorded_rule(config, cascade)
     self_judges: set[str] = set()
     pairs = watch_self_preference(
         iter_pairs(scan, requires=rubric.requires, field_map=config.field_map),
-        config.model_names,
+        [m.name for m in config.all_models],
         self_judges,
     )
-
-    async def grade(client: JudgeClient, pair: Pair) -> CaseResult:
-        return await grade_pairwise(client, plan, pair)
-
+    grade = tiered(grade_pairwise, plan, cascade)
     run_dir = judge_all(
         config, rubric, pairs, grade, argv=argv, on_result=on_result, warnings=warnings
     )
@@ -101,6 +100,7 @@ def compare_datasets(
         results, rubric=rubric, models=config.model_names, flip=flip,
         flip_policy=flip_policy.value, seed=config.seed,
     )  # fmt: skip
+    summary.cascade = summarize_tiers(results, config, cascade)
     if not flip:
         warnings.append(NO_FLIP_WARNING)
     warnings.extend(

@@ -8,42 +8,14 @@ disagree about a number.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table
 
 from judgecli.compare import Delta
+from judgecli.report_cascade import cascade_sections
+from judgecli.report_format import Section, fmt, fmt_ci, fmt_pct
 from judgecli.stats.summary import Interval, RunSummary
-
-NA = "n/a"
-
-
-@dataclass(frozen=True)
-class Section:
-    """A titled table of a report."""
-
-    title: str
-    header: list[str]
-    rows: Sequence[tuple[str, ...]]
-
-
-def fmt(value: float | None, digits: int = 2) -> str:
-    """A number for a report cell."""
-    return NA if value is None else f"{value:.{digits}f}"
-
-
-def fmt_pct(value: float | None) -> str:
-    """A share as a percentage."""
-    return NA if value is None else f"{value:.1%}"
-
-
-def fmt_ci(ci: Interval | None, *, pct: bool = False) -> str:
-    """A 95% interval as [lo, hi]."""
-    if ci is None or ci[0] is None or ci[1] is None:
-        return NA
-    show = fmt_pct if pct else fmt
-    return f"[{show(ci[0])}, {show(ci[1])}]"
 
 
 def headline(s: RunSummary) -> str:
@@ -321,7 +293,7 @@ def sections(s: RunSummary) -> list[Section]:
         body = refine_sections(s)
     else:
         body = score_sections(s)
-    return body + common_sections(s)
+    return body + cascade_sections(s) + common_sections(s)
 
 
 def md_table(header: list[str], rows: Sequence[tuple[str, ...]]) -> str:

@@ -29,6 +29,13 @@ class Winner(StrEnum):
     TIE = "tie"
 
 
+class Tier(StrEnum):
+    """Which judge of a cascade (`--screen`) decided a case."""
+
+    SCREEN = "screen"
+    STRONG = "strong"
+
+
 class Order(StrEnum):
     """Which answer a pairwise judge saw first (in position A)."""
 
@@ -85,11 +92,23 @@ class CaseResult(BaseModel):
     rubric_hash: str
     attempts: list[dict[str, Any]] | None = None
     """Refine: every answer of the case with its verdict and spend (refine.Attempt)."""
+    tier: Tier | None = None
+    """Cascade: the tier whose verdict this is (None without --screen)."""
+    screen: CaseResult | None = None
+    """Cascade, escalated cases: the screen judge's own result, before the strong judge
+    decided (its judgements are paid calls too)."""
+
+    @property
+    def all_judgements(self) -> list[Judgement]:
+        """Every judge call behind the case: the screen's on an escalated case, then the
+        deciding tier's.
+        """
+        return [*(self.screen.judgements if self.screen else []), *self.judgements]
 
     @property
     def spent_usd(self) -> float:
         """What the case cost: every judge call, plus generation for `judge refine`."""
-        judged = sum(j.cost_usd for j in self.judgements)
+        judged = sum(j.cost_usd for j in self.all_judgements)
         generated = sum(
             float((attempt.get("generation") or {}).get("cost_usd") or 0.0)
             for attempt in self.attempts or []

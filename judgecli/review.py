@@ -11,7 +11,9 @@ every case of the groups a judge is least trustworthy on:
                 failing and the first passing score). Without a rubric pass_at the median
                 of the run's scores stands in for it. Binary and pairwise verdicts have no
                 borderline.
-* disagreement  the judges of a panel gave different verdicts
+* disagreement  the judges of a panel gave different verdicts, or, in a --screen run, the
+                screen and the strong judge did on an escalated case (pass/fail, choice or
+                winner): the cases two judges could not settle
 """
 
 from __future__ import annotations
@@ -139,6 +141,19 @@ def panel_disagrees(result: CaseResult) -> bool:
     return len(by_model) > 1 and len(answers) > 1
 
 
+def tiers_disagree(result: CaseResult) -> bool:
+    """Cascade: did the screen's verdict differ from the strong judge's on an escalated case?"""
+    screen = result.screen
+    if screen is None or CaseStatus.FAILED in (screen.status, result.status):
+        return False
+    return decision(screen) != decision(result)
+
+
+def decision(result: CaseResult) -> tuple[object, ...]:
+    """The verdict a user acts on: the winner, the choice, pass/fail (else the score)."""
+    return (result.winner, result.choice, result.score if result.passed is None else result.passed)
+
+
 def borderline(score: float | None, centre: float | None) -> bool:
     """Is the score one of the two next to the pass/fail line (centre - 1 <= s < centre + 1)?"""
     return score is not None and centre is not None and centre - 1 <= score < centre + 1
@@ -153,7 +168,7 @@ def groups_of(result: CaseResult, *, centre: float | None) -> set[Group]:
         groups.add(Group.FAILED)
     if result.status is CaseStatus.OK and borderline(result.score, centre):
         groups.add(Group.BORDERLINE)
-    if panel_disagrees(result):
+    if panel_disagrees(result) or tiers_disagree(result):
         groups.add(Group.DISAGREEMENT)
     return groups
 

@@ -50,13 +50,16 @@ def package_version(name: str) -> str | None:
 
 def run_info(config: RunConfig, rubric: Rubric, argv: list[str]) -> dict[str, Any]:
     """run.json: enough to reproduce the run. API keys are never part of it."""
-    settings = config.model_dump(mode="json", exclude={"models"})
+    settings = config.model_dump(mode="json", exclude={"models", "screen"})
     return {
         "command": config.command,
         "argv": argv,
         "cwd": str(Path.cwd()),
         "started": now_iso(),
         "models": [m.model_dump(mode="json", exclude={"api_key"}) for m in config.models],
+        "screen": config.screen.model_dump(mode="json", exclude={"api_key"})
+        if config.screen
+        else None,
         "rubric": {"name": rubric.name, "version": rubric.version, "hash": rubric.content_hash},
         "config": settings,
         "versions": {
@@ -76,18 +79,39 @@ def open_run(config: RunConfig, rubric: Rubric, argv: list[str]) -> tuple[RunSto
         store.write_json(RUN_INFO, run_info(config, rubric, argv))
         return store, PreviousRun(info={}, done=set(), spent_usd=0.0)
     store, previous = RunStore.reopen(config.out, retry_failed=config.retry_failed)
-    made_with = previous.info.get("rubric", {}).get("hash")
-    models = [m.get("name") for m in previous.info.get("models", [])]
-    if made_with != rubric.content_hash or models != config.model_names:
+    made_with = judged_by(previous.info)
+    this_run = judged_by(run_info(config, rubric, argv))
+    if made_with != this_run:
         store.close()
         raise InputError(
-            f"{config.out} was made with rubric {made_with} and judges {models}; this command "
-            f"has {rubric.content_hash} and {config.model_names}",
-            hint="resume with the same rubric and --model flags (judge resume RUN_DIR does)",
+            f"{config.out} was made with {describe_judging(made_with)}; this command has "
+            f"{describe_judging(this_run)}",
+            hint="resume with the same rubric and --model/--screen/--escalate flags "
+            "(judge resume RUN_DIR does)",
         )
     info = previous.info | {"resumed": [*previous.info.get("resumed", []), now_iso()]}
     store.write_json(RUN_INFO, info)
     return store, previous
+
+
+def judged_by(info: dict[str, Any]) -> dict[str, Any]:
+    """What decides a run's verdicts, from its run.json: the rubric, the judges and the
+    cascade. A resumed run must keep all of them, or its cases would not be comparable.
+    """
+    return {
+        "rubric": info.get("rubric", {}).get("hash"),
+        "judges": [m.get("name") for m in info.get("models", [])],
+        "screen": (info.get("screen") or {}).get("name"),
+        "escalate": info.get("config", {}).get("escalate"),
+    }
+
+
+def describe_judging(judging: dict[str, Any]) -> str:
+    """`rubric H and judges [...]`, plus the cascade when there is one."""
+    text = f"rubric {judging['rubric']} and judges {judging['judges']}"
+    if judging["screen"]:
+        text += f", screen {judging['screen']} escalating on {judging['escalate']!r}"
+    return text
 
 
 def now_iso() -> str:
@@ -100,8 +124,8 @@ def make_client(config: RunConfig, *, spent_usd: float = 0.0) -> LiteLLMClient:
     limits = Limits(concurrency=config.concurrency, rpm=config.rpm, tpm=config.tpm)
     budget = None if config.max_cost is None else BudgetGuard(config.max_cost, spent_usd=spent_usd)
     return LiteLLMClient(
-        config.models, limits, max_retries=config.max_retries, timeout_s=config.timeout_s,
-        budget=budget, secrets=secret_values(config.models),
+        config.all_models, limits, max_retries=config.max_retries, timeout_s=config.timeout_s,
+        budget=budget, secrets=secret_values(config.all_models),
     )  # fmt: skip
 
 
@@ -134,7 +158,7 @@ def judge_all(
     only built on the first cache miss. Unpriced models add a warning to `warnings`.
     """
     if config.max_cost is not None:
-        check_prices(config.models)  # before anything is written: a budget needs prices
+        check_prices(config.all_models)  # before anything is written: a budget needs prices
     store, previous = open_run(config, rubric, argv)
     todo = (item for item in items if item.id not in previous.done)
     built: list[LiteLLMClient] = []
@@ -150,7 +174,7 @@ def judge_all(
     async def main() -> None:
         cache = ReplyCache(cache_dir()) if config.use_cache else None
         client: JudgeClient = (
-            CachedJudge(real_client, cache, config.models) if cache else real_client()
+            CachedJudge(real_client, cache, config.all_models) if cache else real_client()
         )
         try:
 

@@ -6,11 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from judgecli.cascade import plan_cascade, recorded_rule, summarize_tiers, tiered
 from judgecli.config import RunConfig
-from judgecli.dataset import Case, DatasetScan, iter_cases
+from judgecli.dataset import DatasetScan, iter_cases
 from judgecli.errors import RubricError
 from judgecli.grading import GradingPlan, grade_pointwise
-from judgecli.judge import JudgeClient
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.run import finish_run, judge_all
@@ -54,11 +54,10 @@ def score_dataset(
         max_tokens=config.max_tokens,
         max_retries=config.max_retries,
     )
+    cascade = plan_cascade(plan, config.screen_name, config.escalate)
+    config = recorded_rule(config, cascade)
     cases = iter_cases(scan, requires=rubric.requires, field_map=config.field_map)
-
-    async def grade(client: JudgeClient, case: Case) -> CaseResult:
-        return await grade_pointwise(client, plan, case)
-
+    grade = tiered(grade_pointwise, plan, cascade)
     run_dir = judge_all(
         config, rubric, cases, grade, argv=argv, on_result=on_result, warnings=warnings
     )
@@ -69,6 +68,7 @@ def score_dataset(
         models=config.model_names,
         command=config.command,
     )
+    summary.cascade = summarize_tiers(results, config, cascade)
     summary.warnings.extend(warnings)
     finish_run(run_dir, summary, step_summary=step_summary, results=results)
     return ScoreOutcome(run_dir=run_dir, summary=summary)

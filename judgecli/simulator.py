@@ -203,13 +203,14 @@ class _Handlers:
         cfg = self.state.config
         content = action.content
         if content is None:
+            judge = cfg.settings_for(str(body.get("model") or ""))  # its profile, if it has one
             content = verdict_content(
                 body,
                 seed=cfg.seed,
-                position_bias=cfg.position_bias,
-                length_bias=cfg.length_bias,
+                position_bias=judge.position_bias,
+                length_bias=judge.length_bias,
                 truth=self.state.truth,
-                noise=cfg.noise,
+                noise=judge.noise,
             )
         completion = completion_body(body, content, next(self.state.ids))
         if action.truncated:

@@ -10,6 +10,8 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from judgecli.errors import ConfigError
+
 
 class Fault(StrEnum):
     """A misbehaviour the simulator draws at its configured rate, in draw order."""
@@ -19,6 +21,84 @@ class Fault(StrEnum):
     MALFORMED = "malformed"
     RATE_LIMIT = "rate_limit"
     TRUNCATE = "truncate"
+
+
+class JudgeProfile(BaseModel):
+    """How one simulated judge, picked by the request's ``model``, differs from the server's.
+
+    One server can then play judges of different quality at once (a noisy cheap screen and
+    a sharp strong judge for a cascade); a field left None keeps the server-wide value.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    noise: float | None = Field(default=None, ge=0, le=1)
+    """With `truth_file`: this judge's probability of answering a wrong label."""
+    position_bias: float | None = Field(default=None, ge=0, le=1)
+    """Pairwise: this judge's probability of preferring answer A when unsure."""
+    length_bias: float | None = Field(default=None, ge=0, le=1)
+    """Pairwise: this judge's probability of preferring the longer answer when unsure."""
+
+
+class JudgeSettings(BaseModel):
+    """The noise and biases one request is answered with: its profile over the globals."""
+
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+
+    noise: float
+    """With a truth file: probability of answering a wrong label."""
+    position_bias: float
+    """Pairwise: probability of preferring answer A when unsure."""
+    length_bias: float
+    """Pairwise: probability of preferring the longer answer when unsure."""
+
+
+_PROFILE_KEYS = {"noise": "noise", "position-bias": "position_bias", "length-bias": "length_bias"}
+_PROFILE_HINT = (
+    "e.g. --profile cheap:noise=0.3,position-bias=0.4 (keys: noise, position-bias, length-bias)"
+)
+
+
+def parse_profiles(specs: list[str]) -> dict[str, JudgeProfile]:
+    """`--profile NAME:KEY=VALUE[,KEY=VALUE...]` flags → {NAME: JudgeProfile}.
+
+    The name ends at the last colon, so `ollama/llama3:8b:noise=0.1` names
+    `ollama/llama3:8b` (values never hold a colon).
+    """
+    profiles: dict[str, JudgeProfile] = {}
+    for spec in specs:
+        name, _, pairs = spec.rpartition(":")
+        if not name or not pairs:
+            raise ConfigError(f"--profile {spec!r} is not NAME:KEY=VALUE", hint=_PROFILE_HINT)
+        if name in profiles:
+            raise ConfigError(
+                f"--profile {name!r} is given twice",
+                hint=f"put all its settings in one: --profile {name}:noise=0.3,position-bias=0.4",
+            )
+        profiles[name] = JudgeProfile(**dict(_profile_setting(spec, p) for p in pairs.split(",")))
+    return profiles
+
+
+def _profile_setting(spec: str, pair: str) -> tuple[str, float]:
+    key, sep, text = (part.strip() for part in pair.partition("="))
+    if key not in _PROFILE_KEYS:
+        raise ConfigError(f"--profile {spec!r}: unknown key {key!r}", hint=_PROFILE_HINT)
+    try:
+        value = float(text) if sep else math.nan
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 1:  # also False for nan
+        raise ConfigError(
+            f"--profile {spec!r}: {key} needs a value from 0 to 1, not {pair.strip()!r}",
+            hint=_PROFILE_HINT,
+        )
+    return _PROFILE_KEYS[key], value
+
+
+def _model_names(model: str) -> set[str]:
+    # LiteLLM strips the provider: `--model openai/cheap` arrives as "cheap". Only the first
+    # segment goes, so `openai/meta-llama/x` still meets the "meta-llama/x" the body holds.
+    return {model, model.split("/", 1)[-1]}
 
 
 class SimulatorConfig(BaseModel):
@@ -61,6 +141,9 @@ class SimulatorConfig(BaseModel):
     """The key of `truth_file` that holds each case's true label."""
     noise: float = Field(default=0.0, ge=0, le=1)
     """With `truth_file`: probability of answering another valid value than the label (seeded)."""
+    profiles: dict[str, JudgeProfile] = Field(default_factory=dict)
+    """Per-model judges by request ``model`` (``openai/cheap`` and ``cheap`` match each other);
+    other models get the server-wide `noise`, `position_bias` and `length_bias`."""
 
     @property
     def fault_rates(self) -> dict[Fault, float]:
@@ -72,6 +155,27 @@ class SimulatorConfig(BaseModel):
             Fault.RATE_LIMIT: self.rate_limit_rate,
             Fault.TRUNCATE: self.truncate_rate,
         }
+
+    def settings_for(self, model: str) -> JudgeSettings:
+        """The noise and biases a request for ``model`` is answered with.
+
+        An exact profile name wins; otherwise the first profile whose name matches once a
+        provider prefix is stripped from either side; otherwise the server-wide values.
+        """
+        profile = self.profiles.get(model)
+        if profile is None:
+            names = _model_names(model)
+            profile = next(
+                (p for name, p in self.profiles.items() if names & _model_names(name)),
+                JudgeProfile(),
+            )
+        return JudgeSettings(
+            noise=self.noise if profile.noise is None else profile.noise,
+            position_bias=(
+                self.position_bias if profile.position_bias is None else profile.position_bias
+            ),
+            length_bias=self.length_bias if profile.length_bias is None else profile.length_bias,
+        )
 
     def draw_fault(self, key: str) -> Fault | None:
         """The fault a request drawing with ``key`` gets (None: answer it normally).

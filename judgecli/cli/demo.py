@@ -36,6 +36,14 @@ def demo_steps(api_base: str, out: Path) -> list[tuple[str, list[str], set[int]]
             {0},
         ),
         (
+            "Tiered: a cheap screen judges every pair, the strong judge only the pairs the "
+            "screen is unsure of",
+            ["pairwise", str(datasets / "old.jsonl"), str(datasets / "new.jsonl"), *sim,
+             "--screen", "openai/sim-mini", "--price", "2.5,10", "--screen-price", "0.15,0.6",
+             "--no-cache", "--out", str(out / "pairwise-tiered")],
+            {0},
+        ),
+        (
             "A regressed candidate against the same gate (expect FAIL, exit 1)",
             ["pairwise", str(datasets / "old.jsonl"), str(datasets / "regressed.jsonl"), *sim,
              "--min-win-rate", "0.55", "--out", str(out / "pairwise-fail")],
@@ -71,6 +79,7 @@ def demo_command(
 ) -> ExitCode:
     """Run the offline demo: the bundled judge simulator (fake verdicts) and real judge runs."""
     from judgecli.simulator import SimulatorConfig, SimulatorServer
+    from judgecli.simulator_config import JudgeProfile
 
     if not (REPO / "datasets" / "example.jsonl").exists():
         raise InputError(
@@ -79,10 +88,12 @@ def demo_command(
     target = out / f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-demo"
     # A little position bias, so the demo shows what judging both orders catches; and the
     # human labels of datasets/labels.jsonl replayed with 20% noise, so calibrate has a
-    # judge that is good but not perfect.
+    # judge that is good but not perfect. The cheap screen of the tiered step, sim-mini, is
+    # much more position-biased than sim.
     config = SimulatorConfig(
         latency_ms=latency_ms, latency_jitter_ms=latency_ms / 3, position_bias=0.25,
         truth_file=REPO / "datasets" / "labels.jsonl", noise=0.2,
+        profiles={"sim-mini": JudgeProfile(position_bias=0.6)},
     )  # fmt: skip
     with SimulatorServer(config) as sim:
         stderr.print(

@@ -190,6 +190,29 @@ RetryFailedOpt = Annotated[
                  help="With --resume: judge the cases that failed last time again."),
 ]  # fmt: skip
 
+CASCADE = "Cascade"
+
+ScreenOpt = Annotated[
+    str | None,
+    typer.Option("--screen", metavar="MODEL", envvar="JUDGE_SCREEN", rich_help_panel=CASCADE,
+                 help="A cheap judge every case goes to first; --model judges only the cases "
+                 "it escalates (see --escalate)."),
+]  # fmt: skip
+EscalateOpt = Annotated[
+    str | None,
+    typer.Option("--escalate", metavar="RULE", rich_help_panel=CASCADE,
+                 help='When a screened case goes on to --model, e.g. "confidence < 0.8 or score '
+                 'in [2, 3]". Tests on score, confidence, passed, consistent, winner, failed '
+                 "joined by and/or/not. Default: failed, or a score next to pass_at, or "
+                 "confidence < 0.8 (pointwise, binary); failed or not consistent (pairwise)."),
+]  # fmt: skip
+ScreenPriceOpt = Annotated[
+    str | None,
+    typer.Option("--screen-price", metavar="IN,OUT", rich_help_panel=CASCADE,
+                 help="The screen's price in USD per million input,output tokens [default: "
+                 "--price, else LiteLLM's]."),
+]  # fmt: skip
+
 # Flag parameter name → build_run_config keyword, for the flags every judging command shares.
 RUN_CONFIG_FLAGS = {
     "model": "models", "api_base": "api_base", "out": "out", "concurrency": "concurrency",
@@ -197,7 +220,8 @@ RUN_CONFIG_FLAGS = {
     "temperature": "temperature", "max_tokens": "max_tokens", "price": "price",
     "json_schema": "json_schema", "limit": "limit", "sample": "sample", "seed": "seed",
     "no_cache": "no_cache", "max_cost": "max_cost", "max_failures": "max_failures",
-    "resume": "resume", "retry_failed": "retry_failed",
+    "resume": "resume", "retry_failed": "retry_failed", "screen": "screen",
+    "escalate": "escalate", "screen_price": "screen_price",
 }  # fmt: skip
 
 

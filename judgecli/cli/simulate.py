@@ -2,6 +2,8 @@
 
 Its verdicts are fake: text features and seeded hashes, or, with `--truth FILE`, the labels
 of that file replayed with `--noise` for the answers it holds. Never a language model.
+`--profile` makes one server play several judges of different quality, told apart by the
+request's model (a noisy screen and a sharp judge for a cascade).
 """
 
 from __future__ import annotations
@@ -64,17 +66,32 @@ def simulate_command(
             min=0, max=1, help="With --truth: probability of answering another value (seeded)."
         ),
     ] = 0.0,
+    profile: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--profile",
+            metavar="NAME:KEY=VALUE,...",
+            help="Repeatable: the judge a request for model NAME plays, keys noise, position-bias, "
+            "length-bias, e.g. --profile cheap:noise=0.3 --profile sharp:noise=0.02.",
+        ),
+    ] = None,
 ) -> ExitCode:
     """Serve fake, deterministic judge verdicts on 127.0.0.1 — NOT a language model.
 
     It answers /v1/chat/completions with JSON that fits the rubric's schema, scored by simple
     text features and a seeded hash; with --truth it replays the labels of a file instead,
-    wrong with probability --noise. For offline demos and tests, never for real grading.
+    wrong with probability --noise. --profile gives a model name its own noise and biases,
+    so one server plays a cheap and a strong judge at once. For offline demos and tests, never
+    for real grading.
     """
     from judgecli.simulator import SimulatorConfig, serve_forever
+    from judgecli.simulator_config import parse_profiles
 
-    if noise and truth is None:
-        raise ConfigError("--noise needs --truth FILE", hint="e.g. --truth datasets/labels.jsonl")
+    profiles = parse_profiles(profile or [])
+    noisy = [f"--profile {name}:noise" for name, p in profiles.items() if p.noise]
+    if (noise or noisy) and truth is None:
+        flag = "--noise" if noise else noisy[0]
+        raise ConfigError(f"{flag} needs --truth FILE", hint="e.g. --truth datasets/labels.jsonl")
     faults = {"--drop-rate": drop_rate, "--error-rate": error_rate,
               "--malformed-rate": malformed_rate, "--rate-limit-rate": rate_limit_rate,
               "--truncate-rate": truncate_rate}  # fmt: skip
@@ -90,7 +107,7 @@ def simulate_command(
         drop_rate=drop_rate, malformed_rate=malformed_rate, rate_limit_rate=rate_limit_rate,
         rate_limit_retry_after_s=rate_limit_retry_after, truncate_rate=truncate_rate,
         position_bias=position_bias, length_bias=length_bias, truth_file=truth,
-        truth_field=truth_field, noise=noise,
+        truth_field=truth_field, noise=noise, profiles=profiles,
     )  # fmt: skip
 
     def ready(url: str) -> None:
@@ -98,6 +115,12 @@ def simulate_command(
         if truth is not None:
             stderr.print(f"replaying the {truth_field!r} labels of {truth} with noise {noise:g}; "
                          "other answers get text-feature verdicts")  # fmt: skip
+        for name, judge in profiles.items():
+            given = ", ".join(
+                f"{k.replace('_', '-')} {v:g}"
+                for k, v in judge.model_dump(exclude_none=True).items()
+            )
+            stderr.print(f"requests for model {name!r} get {given or 'the defaults'}")
         stderr.print(f"try: judge score datasets/example.jsonl --rubric helpfulness "
                      f"--model openai/sim --api-base {url}/v1")  # fmt: skip
 

@@ -86,6 +86,59 @@ class InterJudgeSummary(BaseModel):
     percent_agreement: float | None = None
 
 
+class TierUsage(BaseModel):
+    """What one tier of a cascade decided and cost."""
+
+    decided: int = 0
+    """Cases whose verdict is this tier's."""
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class ScreenAgreement(BaseModel):
+    """Escalated cases where both tiers gave a verdict: how often the screen's verdict was
+    the strong judge's.
+    """
+
+    on: str
+    """What is compared: pass/fail, score, choice or winner."""
+    n: int = 0
+    agreed: int = 0
+    rate: float | None = None
+    rate_ci: Interval = (None, None)
+    """Wilson 95% interval."""
+    mean_abs_score_diff: float | None = None
+    """Pointwise: mean |screen score - strong score|."""
+
+
+class CascadeSummary(BaseModel):
+    """A --screen run: how many cases escalated, what each tier cost, what it saved."""
+
+    screen: str
+    judges: list[str]
+    """The strong tier."""
+    rule: str
+    """The --escalate rule as run (the default spelled out)."""
+    n_cases: int
+    escalated: int
+    escalated_share: float | None = None
+    escalated_share_ci: Interval = (None, None)
+    tiers: dict[str, TierUsage]
+    """"screen" and "strong"."""
+    cost_usd: float
+    """Both tiers together: what the run paid."""
+    all_strong_cost_usd: float | None = None
+    """Estimate: every case judged by the strong tier (its real cost on the escalated cases;
+    the screen's token counts at the strong judges' prices on the others)."""
+    saved_usd: float | None = None
+    saved_share: float | None = None
+    unpriced: list[str] = Field(default_factory=list)
+    """Strong judges without a known price (no estimate is made then)."""
+    agreement: ScreenAgreement
+
+
 class FailedCase(BaseModel):
     """A case that got no verdict, and why."""
 
@@ -149,6 +202,8 @@ class RunSummary(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     gate: dict[str, Any] | None = None
     """The gate's verdict when a threshold was given (gate.GateResult as a dict)."""
+    cascade: CascadeSummary | None = None
+    """A --screen run's tiers."""
 
 
 def usage_of(results: list[CaseResult]) -> Usage:
@@ -156,7 +211,7 @@ def usage_of(results: list[CaseResult]) -> Usage:
     usage = Usage()
     latencies: list[float] = []
     for result in results:
-        for j in result.judgements:
+        for j in result.all_judgements:
             usage.calls += j.attempts
             usage.retries += j.retries
             usage.cached += j.cached

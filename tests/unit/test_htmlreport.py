@@ -12,7 +12,8 @@ import pytest
 from judgecli.gate import GateSpec, evaluate_gate, gate_dict
 from judgecli.htmlreport import MAX_ROWS, render_html
 from judgecli.labels import Label, LabelSpace
-from judgecli.report import fmt_ci, fmt_pct, gate_note, headline, sections
+from judgecli.report import gate_note, headline, sections
+from judgecli.report_format import fmt_ci, fmt_pct
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, Winner
 from judgecli.rubric import RubricKind, parse_rubric
 from judgecli.stats.calibrate_summary import summarize_calibration

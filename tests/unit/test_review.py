@@ -123,6 +123,20 @@ def test_the_sample_is_reproducible_from_the_seed_whatever_the_results_order():
             CaseResult(id="p", status=CaseStatus.OK, winner=Winner.TIE, consistent=False,
                        judge_winners={"x": Winner.NEW, "y": Winner.OLD}, rubric_hash="h"),
             None, {Group.INCONSISTENT, Group.DISAGREEMENT}, id="pairwise-inconsistent-panel"),
+        pytest.param(scored("a", 4.0, passed=True, tier="strong",
+                            screen=scored("a", 2.0, passed=False)), 3,
+                     {Group.DISAGREEMENT}, id="screen-and-strong-disagree-on-pass"),
+        pytest.param(scored("a", 4.0, passed=True, tier="strong",
+                            screen=scored("a", 3.0, passed=True)), 3,
+                     set(), id="screen-and-strong-agree-on-pass"),
+        pytest.param(scored("a", 4.0, passed=True, tier="strong", screen=scored("a", None)), 3,
+                     set(), id="failed-screen-is-no-disagreement"),
+        pytest.param(
+            CaseResult(id="p", status=CaseStatus.OK, winner=Winner.NEW, consistent=True,
+                       rubric_hash="h", tier="strong",
+                       screen=CaseResult(id="p", status=CaseStatus.OK, winner=Winner.TIE,
+                                         consistent=False, rubric_hash="h")),
+            None, {Group.DISAGREEMENT}, id="screen-tie-strong-new"),
     ],
 )  # fmt: skip
 def test_groups_of_a_case(result, centre, groups):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import itertools
 import json
 import math
 import time
@@ -18,9 +19,10 @@ from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from judgecli.cli import app
-from judgecli.errors import DatasetError
+from judgecli.errors import ConfigError, DatasetError
 from judgecli.prompt import fence
 from judgecli.simulator import Fault, SimulatorConfig, SimulatorServer, serve_forever
+from judgecli.simulator_config import JudgeProfile, parse_profiles
 from judgecli.simulator_truth import TruthTable, load_truth, pooled_label
 from judgecli.simulator_verdicts import MALFORMED_CONTENT, SCHEMA_MARKER, quality, verdict_content
 
@@ -788,4 +790,204 @@ def test_simulate_names_the_flags_whose_shares_add_up_to_more_than_one():
         "error: --drop-rate 0.2 + --rate-limit-rate 0.7 + --truncate-rate 0.2 add up to 1.1"
         in run.stderr
     )
+    assert "Traceback" not in run.stderr
+
+
+# --- Judge profiles: one server plays several judges, told apart by the request's model ---
+
+PROFILED = SimulatorConfig(
+    noise=0.1,
+    position_bias=0.3,
+    profiles={
+        "openai/cheap": JudgeProfile(noise=0.4, position_bias=0.6),
+        "sharp": JudgeProfile(length_bias=0.2),
+    },
+)
+
+
+def with_model(body: dict[str, Any], model: str) -> dict[str, Any]:
+    return {**body, "model": model}
+
+
+def inconsistent_pairs(server: SimulatorServer, model: str, answers: list[str]) -> int:
+    """Neighbouring answers judged in both orders; count pairs whose verdicts disagree.
+
+    Consistent means the same answer wins whatever its slot (A then B, or tie twice); position
+    bias shows as the same slot winning both orders.
+    """
+    swapped = {"A": "B", "B": "A", "tie": "tie"}
+    count = 0
+    for a, b in itertools.pairwise(answers):
+        first = verdict_of(server.url, with_model(pairwise(a, b), model))["winner"]
+        second = verdict_of(server.url, with_model(pairwise(b, a), model))["winner"]
+        count += swapped[first] != second
+    return count
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        pytest.param("openai/cheap", (0.4, 0.6, 0.0), id="exact-name"),
+        pytest.param("cheap", (0.4, 0.6, 0.0), id="body-without-the-config-prefix"),
+        pytest.param("azure/cheap", (0.4, 0.6, 0.0), id="another-provider-prefix"),
+        pytest.param("openai/sharp", (0.1, 0.3, 0.2), id="config-without-the-body-prefix"),
+        pytest.param("sim", (0.1, 0.3, 0.0), id="unprofiled-model-gets-the-globals"),
+        pytest.param("cheapest", (0.1, 0.3, 0.0), id="a-longer-name-is-another-model"),
+    ],
+)
+def test_a_profile_matches_its_model_with_or_without_a_provider_prefix(model, expected):
+    settings = PROFILED.settings_for(model)
+
+    assert (settings.noise, settings.position_bias, settings.length_bias) == expected
+
+
+def test_an_exact_profile_name_wins_over_a_prefix_match():
+    config = SimulatorConfig(
+        profiles={"cheap": JudgeProfile(noise=0.1), "openai/cheap": JudgeProfile(noise=0.2)}
+    )
+
+    assert config.settings_for("openai/cheap").noise == 0.2
+    assert config.settings_for("cheap").noise == 0.1
+    # LiteLLM strips only the provider: the rest of a slashed name still has to match.
+    nested = SimulatorConfig(profiles={"openai/meta-llama/x": JudgeProfile(noise=0.3)})
+    assert nested.settings_for("meta-llama/x").noise == 0.3
+
+
+@pytest.mark.parametrize(
+    "profile",
+    [
+        pytest.param({"noise": 1.5}, id="noise-above-one"),
+        pytest.param({"position_bias": -0.1}, id="negative-bias"),
+        pytest.param({"colour": 0.1}, id="unknown-key"),
+    ],
+)
+def test_profile_values_out_of_range_or_unknown_are_rejected(profile):
+    with pytest.raises(ValidationError):
+        SimulatorConfig(profiles={"cheap": profile})
+
+
+def test_a_noisy_and_a_sharp_profile_answer_labels_from_one_server(tmp_path):
+    cases = labelled_cases(200)
+    config = SimulatorConfig(
+        truth_file=write_jsonl(tmp_path / "truth.jsonl", cases),
+        profiles={"openai/cheap": JudgeProfile(noise=0.4), "sharp": JudgeProfile(noise=0.0)},
+    )
+    with SimulatorServer(config) as server:
+        flips = {
+            model: sum(
+                verdict_of(server.url, pointwise(c["output"], schema=SCORE_SCHEMA, model=model))[
+                    "score"
+                ]
+                != c["label"]
+                for c in cases
+            )
+            for model in ("cheap", "openai/sharp")
+        }
+
+    assert flips["openai/sharp"] == 0
+    # Binomial(200, 0.4): mean 80, sd 6.9; +-3 sd is 59..101. Seeded: always 75.
+    assert 59 <= flips["cheap"] <= 101
+    assert flips["cheap"] == 75
+
+
+def test_a_position_biased_profile_disagrees_with_itself_across_orders_more_often():
+    answers = [f"{GOOD_ANSWER} (variant {i})" for i in range(101)]
+    config = SimulatorConfig(
+        profiles={"cheap": JudgeProfile(position_bias=0.6), "sharp": JudgeProfile(position_bias=0)}
+    )
+    with SimulatorServer(config) as server:
+        cheap = inconsistent_pairs(server, "cheap", answers)
+        sharp = inconsistent_pairs(server, "sharp", answers)
+
+    # Without biases the winner follows the quality gap, which does not depend on the order.
+    assert sharp == 0
+    assert cheap >= 20
+    assert cheap == 37  # seeded
+
+
+def test_a_model_without_a_profile_is_answered_with_the_server_wide_values(tmp_path):
+    cases = labelled_cases(20)
+    path = write_jsonl(tmp_path / "truth.jsonl", cases)
+    config = PROFILED.model_copy(update={"truth_file": path})
+    table = load_truth(path, "label")
+    a, b = near_equal_pair()
+    bodies = [pointwise(c["output"], schema=SCORE_SCHEMA) for c in cases]
+    bodies += [pairwise(a, b), pairwise(b, a)]
+    with SimulatorServer(config) as server:
+        served = [content_of(server.url, body) for body in bodies]
+
+    assert served == [
+        verdict_content(body, seed=0, truth=table, noise=0.1, position_bias=0.3) for body in bodies
+    ]
+
+
+@pytest.mark.parametrize(
+    ("specs", "expected"),
+    [
+        pytest.param(
+            ["cheap:noise=0.3,position-bias=0.4", "sharp:noise=0.02"],
+            {
+                "cheap": JudgeProfile(noise=0.3, position_bias=0.4),
+                "sharp": JudgeProfile(noise=0.02),
+            },
+            id="two-models",
+        ),
+        pytest.param(
+            ["openai/cheap: length-bias = 1 "],
+            {"openai/cheap": JudgeProfile(length_bias=1.0)},
+            id="prefixed-name-and-spaces",
+        ),
+        pytest.param(
+            ["ollama/llama3:8b:noise=0"],
+            {"ollama/llama3:8b": JudgeProfile(noise=0.0)},
+            id="colon-in-the-name",
+        ),
+        pytest.param([], {}, id="none"),
+    ],
+)
+def test_profile_flags_parse_into_judge_profiles(specs, expected):
+    assert parse_profiles(specs) == expected
+
+
+@pytest.mark.parametrize(
+    ("specs", "message"),
+    [
+        pytest.param(["cheap"], "'cheap' is not NAME:KEY=VALUE", id="no-settings"),
+        pytest.param(["cheap:noise"], "noise needs a value from 0 to 1", id="no-value"),
+        pytest.param(["cheap:noise=2"], "noise needs a value from 0 to 1", id="out-of-range"),
+        pytest.param(["cheap:noise=nan"], "noise needs a value from 0 to 1", id="nan"),
+        pytest.param(["cheap:color=1"], "unknown key 'color'", id="unknown-key"),
+        pytest.param([":noise=0.1"], "is not NAME:KEY=VALUE", id="no-name"),
+        pytest.param(["cheap:noise=0.1", "cheap:length-bias=0.2"], "given twice", id="twice"),
+    ],
+)
+def test_bad_profile_flags_are_a_config_error_naming_the_bad_part(specs, message):
+    with pytest.raises(ConfigError, match=message) as caught:
+        parse_profiles(specs)
+
+    assert caught.value.hint is not None
+    assert "--profile" in caught.value.hint
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(
+            ["--profile", "cheap:noise=2"],
+            "error: --profile 'cheap:noise=2': noise needs a value from 0 to 1",
+            id="bad-value",
+        ),
+        pytest.param(
+            ["--profile", "cheap:noise=0.3"],
+            "error: --profile cheap:noise needs --truth FILE",
+            id="noise-without-truth",
+        ),
+    ],
+)
+def test_simulate_rejects_a_bad_profile_in_one_line_with_exit_2(args, message):
+    run = CliRunner().invoke(app, ["simulate", *args], catch_exceptions=False)
+
+    assert run.exit_code == 2, run.stderr
+    assert message in run.stderr
+    assert "hint:" in run.stderr
     assert "Traceback" not in run.stderr
