@@ -18,6 +18,7 @@ import os
 import random
 import re
 import time
+import warnings
 from collections.abc import Awaitable, Callable
 from types import ModuleType
 from typing import Any, Protocol
@@ -106,6 +107,12 @@ def import_litellm() -> ModuleType:
     litellm.drop_params = False  # fail loudly rather than silently drop a parameter
     for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
+    # litellm.acompletion builds the provider coroutine in a thread (run_in_executor); a call
+    # cancelled meanwhile (Ctrl-C, --max-cost stop) leaves that coroutine unawaited, and
+    # Python would print a RuntimeWarning about it at exit. Nothing was sent; nothing is lost.
+    warnings.filterwarnings(
+        "ignore", message=r"coroutine '.*acompletion' was never awaited", category=RuntimeWarning
+    )
     return litellm
 
 

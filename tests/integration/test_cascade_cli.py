@@ -294,3 +294,23 @@ def test_review_export_sends_the_cases_screen_and_strong_disagree_on_to_humans(
     rows = [json.loads(line) for line in Path("review.jsonl").read_text().splitlines()]
     included = {r["id"] for r in rows if "disagreement" in r["reason"]}
     assert included == disagree
+
+
+def test_a_budget_stop_then_resume_pays_each_tier_once_per_case(
+    server, run_cli, truth_file, tmp_path
+):
+    (tmp_path / "graded.yaml").write_text(RUBRIC, encoding="utf-8")
+    args = ["score", str(truth_file), "--rubric", str(tmp_path / "graded.yaml"), "--no-cache"]
+    stopped = run_cli(server, *args, *cascade_args("run", "--max-cost", "0.01", "-c", "4"),
+                      model="openai/sharp")  # fmt: skip
+    assert stopped.exit_code == 3, stopped.stderr
+    assert "judge resume" in stopped.stderr
+    resumed = run_cli(None, "resume", "run", "--max-cost", "10")
+    assert resumed.exit_code == 0, resumed.stderr
+    results = list(read_results(Path("run/results.jsonl")))
+    assert len(results) == len({r.id for r in results}) == N_CASES
+    escalated = sum(r.tier == "strong" for r in results)
+    # In-flight cases at the stop may be asked again (at most the concurrency, 4).
+    assert N_CASES <= len(asked_requests(server, "cheap")) <= N_CASES + 4
+    assert escalated <= len(asked_requests(server, "sharp")) <= escalated + 4
+    assert json.loads(Path("run/summary.json").read_text())["cascade"]["escalated"] == escalated
