@@ -209,8 +209,8 @@ EscalateOpt = Annotated[
 ScreenPriceOpt = Annotated[
     str | None,
     typer.Option("--screen-price", metavar="IN,OUT", rich_help_panel=CASCADE,
-                 help="The screen's price in USD per million input,output tokens [default: "
-                 "--price, else LiteLLM's]."),
+                 help="The screen's price in USD per million input,output tokens (default: "
+                 "--price, else LiteLLM's price map)."),
 ]  # fmt: skip
 
 # Flag parameter name → build_run_config keyword, for the flags every judging command shares.
