@@ -26,7 +26,6 @@ class CachedJudge:
         self._client: JudgeClient | None = None
         self._cache = cache
         self._models = {m.name: m for m in models}
-        self.hits = 0
 
     @property
     def client(self) -> JudgeClient:
@@ -44,7 +43,6 @@ class CachedJudge:
         """A cached reply, else the real client's."""
         stored = self._cache.get(self.key(request))
         if stored is not None:
-            self.hits += 1
             reply = JudgeReply.model_validate_json(stored)
             # Nothing was sent: this run spent no tokens, money or time on it.
             return JudgeReply(text=reply.text, attempts=0, cached=True)

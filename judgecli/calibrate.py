@@ -136,11 +136,7 @@ def calibrate_by_judging(
     step_summary: Path | None = None,
 ) -> CalibrateOutcome:
     """Judge every labelled case now, then measure agreement with the labels."""
-    plan = GradingPlan(
-        rubric=rubric, models=config.model_names, temperature=config.temperature,
-        max_tokens=config.max_tokens, max_retries=config.max_retries,
-        flip_policy=FlipPolicy.TIE, seed=config.seed,
-    )  # fmt: skip
+    plan = GradingPlan.of(config, rubric, flip_policy=FlipPolicy.TIE)
     run_dir: Path
     if isinstance(items, PairScan):
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from judgecli.result import CaseResult, CaseStatus, Winner
+from judgecli.result import CaseResult, CaseStatus
 from judgecli.stats.intervals import Interval, t_interval
+from judgecli.stats.pairwise_summary import OUTCOME
 from judgecli.stats.scores import mean
 from judgecli.stats.summary import RunSummary
-
-OUTCOME = {Winner.NEW: 1.0, Winner.TIE: 0.5, Winner.OLD: 0.0}
 
 
 @dataclass(frozen=True)

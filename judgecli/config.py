@@ -39,6 +39,12 @@ class Price(BaseModel):
     input_per_mtok: float
     output_per_mtok: float
 
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        """USD for these token counts at this price."""
+        return (
+            prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok
+        ) / 1e6
+
 
 class ModelSettings(BaseModel):
     """How to reach one judge model."""

@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import IO, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -81,13 +81,7 @@ def iter_lines(path: Path) -> Iterator[tuple[int, int, str]]:
     """Yield (line number, byte offset, decoded text) for each non-blank line; BOM and CRLF
     tolerated.
     """
-    try:
-        handle = path.open("rb")
-    except FileNotFoundError:
-        raise DatasetError(path, None, "no such file") from None
-    except OSError as err:
-        raise DatasetError(path, None, f"cannot read: {err.strerror}") from None
-    with handle:
+    with open_input(path, "rb") as handle:
         offset = 0
         for number, raw in enumerate(handle, start=1):
             start, offset = offset, offset + len(raw)
@@ -96,6 +90,16 @@ def iter_lines(path: Path) -> Iterator[tuple[int, int, str]]:
             )
             if text.strip():
                 yield number, start, text
+
+
+def open_input(path: Path, mode: str, **kwargs: Any) -> IO[Any]:
+    """`path` opened for reading, or a DatasetError naming it (missing, unreadable)."""
+    try:
+        return path.open(mode, **kwargs)
+    except FileNotFoundError:
+        raise DatasetError(path, None, "no such file") from None
+    except OSError as err:
+        raise DatasetError(path, None, f"cannot read: {err.strerror}") from None
 
 
 def decode_line(path: Path, number: int, raw: bytes) -> str:
@@ -116,16 +120,22 @@ def read_line_at(path: Path, number: int, offset: int) -> str:
     return decode_line(path, number, raw[3:] if number == 1 and raw.startswith(BOM) else raw)
 
 
-def parse_case(
-    path: Path, number: int, text: str, *, field_map: Mapping[str, str], requires: list[str]
-) -> Case:
-    """Turn one JSON line into a Case, or raise DatasetError naming file:line and the fix."""
+def parse_object(path: Path, number: int, text: str) -> dict[str, Any]:
+    """One JSONL line as a JSON object, or a DatasetError naming file:line."""
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
         raise DatasetError(path, number, f"invalid JSON: {err.msg} (column {err.colno})") from None
     if not isinstance(obj, dict):
         raise DatasetError(path, number, f"expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+def parse_case(
+    path: Path, number: int, text: str, *, field_map: Mapping[str, str], requires: list[str]
+) -> Case:
+    """Turn one JSON line into a Case, or raise DatasetError naming file:line and the fix."""
+    obj = parse_object(path, number, text)
     values: dict[str, Any] = {}
     for name in KNOWN_FIELDS:
         key = field_map.get(name, name)

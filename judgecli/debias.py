@@ -51,7 +51,7 @@ def combine_panel(rubric: Rubric, verdicts: list[Verdict]) -> PanelVerdict:
     score = math.fsum(scores) / len(scores)
     criteria = {
         name: math.fsum(v.criteria[name] for v in verdicts) / len(verdicts)
-        for name in (verdicts[0].criteria if verdicts else {})
+        for name in verdicts[0].criteria
     }
     passed = None if rubric.pass_at is None else score >= rubric.pass_at
     return PanelVerdict(score=score, criteria=criteria, passed=passed)

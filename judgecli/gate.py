@@ -8,15 +8,15 @@ pass. A minimum passes at or above its threshold, a maximum at or below.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel
 
+from judgecli.stats.intervals import Interval
 from judgecli.stats.pairwise import cases_needed
-from judgecli.stats.summary import Interval, RunSummary
+from judgecli.stats.summary import RunSummary
 
 
 class GateOn(StrEnum):
@@ -100,26 +100,20 @@ def evaluate_gate(summary: RunSummary, spec: GateSpec) -> GateResult | None:
     """Check every threshold in `spec` against the summary; None when there is none."""
     if spec.empty:
         return None
-    checks = []
-    if spec.min_win_rate is not None:
-        checks.append(check("win_rate", spec.min_win_rate, summary.win_rate,
-                            summary.win_rate_ci, spec.on, minimum=True))  # fmt: skip
-    if spec.max_loss_rate is not None:
-        checks.append(check("loss_rate", spec.max_loss_rate, summary.loss_rate,
-                            summary.loss_rate_ci, spec.on, minimum=False))  # fmt: skip
-    if spec.min_consistency is not None:
-        checks.append(check("consistency", spec.min_consistency, summary.consistency,
-                            summary.consistency_ci, spec.on, minimum=True))  # fmt: skip
-    if spec.min_kappa is not None:
-        if summary.weighted_kappa is not None:
-            checks.append(check("weighted_kappa", spec.min_kappa, summary.weighted_kappa,
-                                summary.weighted_kappa_ci, spec.on, minimum=True))  # fmt: skip
-        else:
-            checks.append(check("cohen_kappa", spec.min_kappa, summary.cohen_kappa,
-                                summary.cohen_kappa_ci, spec.on, minimum=True))  # fmt: skip
-    if spec.min_accuracy is not None:
-        checks.append(check("accuracy", spec.min_accuracy, summary.accuracy,
-                            summary.accuracy_ci, spec.on, minimum=True))  # fmt: skip
+    kappa = "weighted_kappa" if summary.weighted_kappa is not None else "cohen_kappa"
+    wanted = [
+        ("win_rate", spec.min_win_rate, True),
+        ("loss_rate", spec.max_loss_rate, False),
+        ("consistency", spec.min_consistency, True),
+        (kappa, spec.min_kappa, True),
+        ("accuracy", spec.min_accuracy, True),
+    ]
+    checks = [
+        check(metric, threshold, getattr(summary, metric), getattr(summary, f"{metric}_ci"),
+              spec.on, minimum=minimum)
+        for metric, threshold, minimum in wanted
+        if threshold is not None
+    ]  # fmt: skip
     first = checks[0]
     return GateResult(
         passed=all(c.passed for c in checks),
@@ -141,8 +135,7 @@ def more_cases_needed(summary: RunSummary, spec: GateSpec) -> int | None:
         return None
     if ci[0] >= bar:
         return None
-    needed = cases_needed(rate, bar)
-    return None if needed is None or math.isinf(needed) else needed
+    return cases_needed(rate, bar)
 
 
 def gate_dict(result: GateResult) -> dict[str, Any]:

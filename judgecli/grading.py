@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from judgecli.config import RunConfig
 from judgecli.dataset import Case
 from judgecli.debias import (
     FlipPolicy,
@@ -48,6 +49,15 @@ class GradingPlan:
     """Pairwise: judge both orders (the position-bias fix); else one seeded random order."""
     flip_policy: FlipPolicy = FlipPolicy.TIE
     seed: int = 0
+
+    @classmethod
+    def of(cls, config: RunConfig, rubric: Rubric, **pairwise: Any) -> GradingPlan:
+        """The plan of a run: its judges and sampling settings (plus, for pairwise runs,
+        `flip` and `flip_policy`).
+        """
+        return cls(rubric=rubric, models=config.model_names, temperature=config.temperature,
+                   max_tokens=config.max_tokens, max_retries=config.max_retries,
+                   seed=config.seed, **pairwise)  # fmt: skip
 
     @cached_property
     def response_format(self) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from html import escape
 
-from judgecli.report_format import NA, fmt
+from judgecli.report_format import NA, fmt, money
 from judgecli.result import CaseResult, CaseStatus, Judgement
 from judgecli.stats.summary import RunSummary
 
@@ -45,7 +45,7 @@ def judgement_html(j: Judgement) -> str:
     """One judge call: who, what it cost, its verdict and reasoning, and the raw reply."""
     facts = [j.model, *([f"order {j.order.value}"] if j.order else []),
              f"{j.prompt_tokens:,} in / {j.completion_tokens:,} out tokens",
-             f"${j.cost_usd:.4f}", f"{j.latency_s:.2f} s", f"{j.attempts} attempt(s)",
+             money(j.cost_usd), f"{j.latency_s:.2f} s", f"{j.attempts} attempt(s)",
              *(["cached"] if j.cached else [])]  # fmt: skip
     parts = [f'<p class="muted">{esc(" · ".join(facts))}</p>']
     if (v := j.verdict) is not None:
@@ -78,7 +78,7 @@ def case_row(r: CaseResult, *, pairwise: bool, columns: int) -> str:
     winner = r.winner.value if r.winner is not None else "none"
     cells = [f"<code>{esc(r.id)}</code>", f'<span class="{r.status.value}">{r.status.value}</span>',
              esc(verdict_text(r)), flag or "—", esc(r.category or ""), f"{tokens:,}",
-             f"${cost:.4f}"]  # fmt: skip
+             money(cost)]  # fmt: skip
     extra = [f'<p class="failed">{esc(r.error)}</p>'] if r.error else []
     if r.lengths:
         extra.append(f'<p class="muted">answer lengths: old {r.lengths.get("old", NA)}, '

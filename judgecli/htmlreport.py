@@ -11,14 +11,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from judgecli import svg, svg_charts
-from judgecli.htmlcases import MAX_ROWS, case_table, esc, verdict_text
-from judgecli.report import gate_note, headline, sections
+from judgecli.htmlcases import case_table, esc, verdict_text
+from judgecli.report import gate_note, headline, sections, title_of
 from judgecli.report_format import NA, Section, fmt, fmt_ci, fmt_pct
 from judgecli.result import CaseResult, CaseStatus
-from judgecli.stats.summary import Interval, RunSummary
+from judgecli.stats.intervals import Interval
+from judgecli.stats.summary import RunSummary
 from judgecli.svg import Bar
-
-__all__ = ["MAX_ROWS", "render_html"]
 
 WORST = 10
 
@@ -106,11 +105,6 @@ def render_html(summary: RunSummary, results: Sequence[CaseResult]) -> str:
         f"<title>{esc(title_of(s))}</title><style>{svg.CHART_CSS}{PAGE_CSS}</style></head>"
         f"<body><main>{''.join(body)}</main><script>{SCRIPT}</script></body></html>\n"
     )
-
-
-def title_of(s: RunSummary) -> str:
-    """The page title, as report.md's first line."""
-    return f"judge {s.command}: {s.rubric} (v{s.rubric_version})"
 
 
 def header(s: RunSummary) -> str:

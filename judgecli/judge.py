@@ -72,11 +72,10 @@ class JudgeReply(BaseModel):
 class JudgeCallError(Exception):
     """A call that failed for good (non-retryable, or retries exhausted)."""
 
-    def __init__(self, reason: str, *, attempts: int, retryable: bool) -> None:
+    def __init__(self, reason: str, *, attempts: int) -> None:
         super().__init__(reason)
         self.reason = reason
         self.attempts = attempts
-        self.retryable = retryable
 
 
 class JudgeClient(Protocol):
@@ -204,6 +203,9 @@ class LiteLLMClient:
         self._secrets = secrets or []
         self._sleep = sleep
         self._retryable = self._retryable_errors()
+        # Fixed for the run, yet asked before every call: decide once per model.
+        self._count_tokens = limits.counts_tokens or budget is not None
+        self._accepts_schema = {m.name: self._schema_support(m) for m in models}
         if budget is not None:
             self._prices = {m.name: required_price(self._litellm, m) for m in models}
 
@@ -225,34 +227,25 @@ class LiteLLMClient:
 
     def unpriced_models(self) -> list[str]:
         """Models with no user price and no entry in LiteLLM's price map (cost counts as 0)."""
-        unknown = []
-        for m in self._models.values():
-            if m.price is not None:
-                continue
-            try:
-                info = self._litellm.get_model_info(m.name)
-            except Exception:  # noqa: BLE001 - LiteLLM raises several types for "not mapped"
-                info = None
-            if not info or info.get("input_cost_per_token") is None:
-                unknown.append(m.name)
-        return unknown
+        return [m.name for m in self._models.values() if model_price(self._litellm, m) is None]
 
     def accepts_schema(self, model: str) -> bool:
         """The settings' decision, else LiteLLM's model map."""
-        decided = self._models[model].schema_decision()
+        return self._accepts_schema[model]
+
+    def _schema_support(self, settings: ModelSettings) -> bool:
+        decided = settings.schema_decision()
         if decided is not None:
             return decided
-        return bool(self._litellm.supports_response_schema(model=model))
+        return bool(self._litellm.supports_response_schema(model=settings.name))
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         """Call the judge, retrying transient errors; raise JudgeCallError when it gives up."""
         settings = self._models[request.model]
-        counting = self._limits.counts_tokens or self._budget is not None
-        tokens = self._estimate_tokens(request) if counting else 0
+        tokens = self._estimate_tokens(request) if self._count_tokens else 0
         attempt = 0
         while True:
             attempt += 1
-            started = time.monotonic()
             estimate = spent = 0.0
             try:
                 async with self._limits.slot(request.model, tokens):
@@ -269,7 +262,6 @@ class LiteLLMClient:
                     raise JudgeCallError(
                         f"{describe(err, self._secrets)} (gave up after {attempt} attempts)",
                         attempts=attempt,
-                        retryable=True,
                     ) from None
                 wait = retry_after_s(err)
                 if wait is not None:
@@ -279,9 +271,7 @@ class LiteLLMClient:
             except JudgeError:
                 raise  # our own stop (the budget): the run ends, the case is not failed
             except Exception as err:  # noqa: BLE001 - anything else is final: 4xx, bad config
-                raise JudgeCallError(
-                    describe(err, self._secrets), attempts=attempt, retryable=False
-                ) from None
+                raise JudgeCallError(describe(err, self._secrets), attempts=attempt) from None
             finally:
                 if self._budget is not None:
                     self._budget.settle(estimate, spent)
@@ -294,7 +284,7 @@ class LiteLLMClient:
         price = self._prices[request.model]
         reply_tokens = request.max_tokens or 0
         prompt_only = max(prompt_tokens - reply_tokens, 0)
-        estimate = (prompt_only * price.input_per_mtok + reply_tokens * price.output_per_mtok) / 1e6
+        estimate = price.cost(prompt_only, reply_tokens)
         self._budget.reserve(estimate)
         return estimate
 
@@ -324,10 +314,7 @@ class LiteLLMClient:
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
         if settings.price is not None:
-            cost = (
-                prompt_tokens * settings.price.input_per_mtok
-                + completion_tokens * settings.price.output_per_mtok
-            ) / 1e6
+            cost = settings.price.cost(prompt_tokens, completion_tokens)
         else:
             hidden = getattr(response, "_hidden_params", None) or {}
             cost = float(hidden.get("response_cost") or 0.0)

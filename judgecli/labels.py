@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgecli.dataset import iter_lines
+from judgecli.dataset import iter_lines, open_input
 from judgecli.errors import ConfigError, DatasetError
 from judgecli.result import Winner
 from judgecli.rubric import Rubric, RubricKind
@@ -177,13 +177,7 @@ def csv_rows(path: Path, space: LabelSpace, label_map: Mapping[str, str]) -> Ite
     column (its header may carry a note: `label (1-4; pass at 3)`) and, if present,
     `annotator`; other columns are ignored. Line numbers are the file's physical lines.
     """
-    try:
-        handle = path.open("r", encoding="utf-8-sig", newline="")
-    except FileNotFoundError:
-        raise DatasetError(path, None, "no such file") from None
-    except OSError as err:
-        raise DatasetError(path, None, f"cannot read: {err.strerror}") from None
-    with handle:
+    with open_input(path, "r", encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle)
         try:
             header = [h.strip().casefold() for h in next(reader, [])]

@@ -78,11 +78,7 @@ def compare_datasets(
     step_summary: Path | None = None,
 ) -> PairwiseOutcome:
     """Judge every pair, write the run directory, summarise and gate it."""
-    plan = GradingPlan(
-        rubric=rubric, models=config.model_names, temperature=config.temperature,
-        max_tokens=config.max_tokens, max_retries=config.max_retries, flip=flip,
-        flip_policy=flip_policy, seed=config.seed,
-    )  # fmt: skip
+    plan = GradingPlan.of(config, rubric, flip=flip, flip_policy=flip_policy)
     cascade = plan_cascade(plan, config.screen_name, config.escalate)
     config = recorded_rule(config, cascade)
     self_judges: set[str] = set()

@@ -334,8 +334,7 @@ def refine_dataset(
     judges = config.model_names
     if warning := self_preference_warning(settings.generator.name, judges):
         warnings.append(warning)
-    plan = GradingPlan(rubric=rubric, models=judges, temperature=config.temperature,
-                       max_tokens=config.max_tokens, max_retries=config.max_retries)  # fmt: skip
+    plan = GradingPlan.of(config, rubric)
     # The generator rides in the run's client: one cache, limiter (rpm/tpm are per model),
     # retry policy and budget for every call.
     if settings.generator.name not in judges:

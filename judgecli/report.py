@@ -14,8 +14,14 @@ from rich.table import Table
 
 from judgecli.compare import Delta
 from judgecli.report_cascade import cascade_sections
-from judgecli.report_format import Section, fmt, fmt_ci, fmt_pct
-from judgecli.stats.summary import Interval, RunSummary
+from judgecli.report_format import Section, fmt, fmt_ci, fmt_pct, money
+from judgecli.stats.intervals import Interval
+from judgecli.stats.summary import RunSummary
+
+
+def title_of(s: RunSummary) -> str:
+    """The report's title: command, rubric and its version."""
+    return f"judge {s.command}: {s.rubric} (v{s.rubric_version})"
 
 
 def headline(s: RunSummary) -> str:
@@ -123,7 +129,8 @@ def refine_sections(s: RunSummary) -> list[Section]:
         ("mean attempts", fmt(x.get("mean_attempts")), ""),
         ("passed / exhausted", f"{x.get('n_passed')} / {x.get('n_exhausted')}", ""),
         ("cost: generation / judging",
-         f"${x.get('cost_generation_usd', 0.0):.4f} / ${x.get('cost_judging_usd', 0.0):.4f}", ""),
+         f"{money(x.get('cost_generation_usd', 0.0))} / {money(x.get('cost_judging_usd', 0.0))}",
+         ""),
     ]  # fmt: skip
     sections = [Section("refine", ["measure", "value", "95% CI"], rows)]
     per_attempt = [
@@ -222,16 +229,11 @@ def calibrate_sections(s: RunSummary) -> list[Section]:
     )
     rows = []
     for key, name, pct in CALIBRATE_MEASURES:
-        value = getattr(s, key, None) if key in type(s).model_fields else extra.get(key)
+        value = getattr(s, key, None)  # a field, or one of the summary's extra keys
         if value is None and key not in extra:
             continue
         show = fmt_pct if pct else fmt
-        ci = (
-            getattr(s, f"{key}_ci", None)
-            if f"{key}_ci" in type(s).model_fields
-            else extra.get(f"{key}_ci")
-        )
-        row = [name, show(value), fmt_ci(tuple(ci) if ci else None, pct=pct)]
+        row = [name, show(value), fmt_ci(getattr(s, f"{key}_ci", None), pct=pct)]
         if hh:
             row += [show(hh.get(key)), show(jm.get(key))]
         rows.append(tuple(row))
@@ -274,7 +276,7 @@ def common_sections(s: RunSummary) -> list[Section]:
     sections = [Section("usage", ["measure", "value"], [
         ("calls", f"{u.calls} ({u.retries} retries, {u.cached} cached)"),
         ("tokens", f"{u.prompt_tokens:,} in / {u.completion_tokens:,} out"),
-        ("cost", f"${u.cost_usd:.4f}"),
+        ("cost", money(u.cost_usd)),
         ("latency p50 / p95", f"{fmt(u.latency_p50_s)} s / {fmt(u.latency_p95_s)} s"),
     ])]  # fmt: skip
     if s.failures:
@@ -307,7 +309,7 @@ def md_table(header: list[str], rows: Sequence[tuple[str, ...]]) -> str:
 def render_markdown(s: RunSummary) -> str:
     """report.md: the headline first, then the tables a CI page shows."""
     parts = [
-        f"# judge {s.command}: {s.rubric} (v{s.rubric_version})",
+        f"# {title_of(s)}",
         f"**{headline(s)}**",
         f"Judges: {', '.join(f'`{m}`' for m in s.models)} · rubric `{s.rubric_hash}`",
     ]

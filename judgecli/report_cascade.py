@@ -4,7 +4,7 @@ often the screen agreed with the strong judge.
 
 from __future__ import annotations
 
-from judgecli.report_format import NA, Section, fmt, fmt_ci, fmt_pct
+from judgecli.report_format import NA, Section, fmt, fmt_ci, fmt_pct, money
 from judgecli.stats.summary import CascadeSummary, RunSummary, TierUsage
 
 
@@ -30,7 +30,7 @@ def cascade_sections(s: RunSummary) -> list[Section]:
         Section("cost per tier", ["tier", "decided", "calls", "tokens in / out", "cost"], [
             tier_row("screen", c.tiers.get("screen")),
             tier_row("strong", c.tiers.get("strong")),
-            ("both", str(c.n_cases), "", "", f"${c.cost_usd:.4f}"),
+            ("both", str(c.n_cases), "", "", money(c.cost_usd)),
             ("all by the strong judge (estimate)", "", "", "", money(c.all_strong_cost_usd)),
             ("saved", "", "", "", savings(c)),
         ]),
@@ -42,12 +42,7 @@ def tier_row(name: str, t: TierUsage | None) -> tuple[str, ...]:
     if t is None:
         return (name, NA, NA, NA, NA)
     tokens = f"{t.prompt_tokens:,} / {t.completion_tokens:,}"
-    return (name, str(t.decided), str(t.calls), tokens, f"${t.cost_usd:.4f}")
-
-
-def money(value: float | None) -> str:
-    """USD to four places, n/a when unknown."""
-    return NA if value is None else f"${value:.4f}"
+    return (name, str(t.decided), str(t.calls), tokens, money(t.cost_usd))
 
 
 def savings(c: CascadeSummary) -> str:

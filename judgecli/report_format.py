@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judgecli.stats.summary import Interval
+from judgecli.stats.intervals import Interval
 
 NA = "n/a"
 
@@ -27,6 +27,11 @@ def fmt(value: float | None, digits: int = 2) -> str:
 def fmt_pct(value: float | None) -> str:
     """A share as a percentage."""
     return NA if value is None else f"{value:.1%}"
+
+
+def money(value: float | None) -> str:
+    """USD to four places, n/a when unknown."""
+    return NA if value is None else f"${value:.4f}"
 
 
 def fmt_ci(ci: Interval | None, *, pct: bool = False) -> str:

@@ -225,8 +225,13 @@ def read_mapping(path: Path) -> tuple[dict[str, Any], yaml.Node]:
 def parse_mapping(text: str, *, source: str) -> tuple[dict[str, Any], yaml.Node]:
     """YAML text as a mapping (strict loader), or RubricError with file:line."""
     try:
-        node = yaml.compose(text, Loader=NoAliasLoader)  # noqa: S506 - SafeLoader subclass
-        data = yaml.load(text, Loader=NoAliasLoader)  # noqa: S506
+        # One pass: the node tree (kept for line numbers) is what the data is built from.
+        loader = NoAliasLoader(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         line = f":{mark.line + 1}" if mark is not None else ""

@@ -209,14 +209,11 @@ def finish_run(
     run_dir: Path,
     summary: RunSummary,
     *,
+    results: Sequence[CaseResult],
     step_summary: Path | None = None,
-    results: Sequence[CaseResult] | None = None,
 ) -> None:
     """Write summary.json and the reports (and append report.md to a CI step summary)."""
     RunStore(run_dir).write_json(SUMMARY, summary.model_dump(mode="json", exclude_none=True))
-    if results is None:
-        path = run_dir / RESULTS
-        results = list(read_results(path)) if path.exists() else []
     write_reports(run_dir, summary, results)
     if step_summary is not None:
         append_step_summary(step_summary, render_markdown(summary))

@@ -47,13 +47,7 @@ def score_dataset(
     step_summary: Path | None = None,
 ) -> ScoreOutcome:
     """Judge the scanned cases, write the run directory, and summarise it."""
-    plan = GradingPlan(
-        rubric=rubric,
-        models=config.model_names,
-        temperature=config.temperature,
-        max_tokens=config.max_tokens,
-        max_retries=config.max_retries,
-    )
+    plan = GradingPlan.of(config, rubric)
     cascade = plan_cascade(plan, config.screen_name, config.escalate)
     config = recorded_rule(config, cascade)
     cases = iter_cases(scan, requires=rubric.requires, field_map=config.field_map)

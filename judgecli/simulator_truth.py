@@ -31,14 +31,13 @@ quality-based value; the confidence still comes from the draw.
 from __future__ import annotations
 
 import collections
-import json
 import math
 import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgecli.dataset import iter_lines
+from judgecli.dataset import iter_lines, parse_object
 from judgecli.errors import DatasetError
 from judgecli.prompt import fence
 
@@ -182,12 +181,7 @@ def load_truth(path: Path, field: str) -> TruthTable:
 
 
 def _parse_line(path: Path, number: int, text: str) -> dict[str, Any]:
-    try:
-        case = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise DatasetError(path, number, f"invalid JSON: {err.msg} (column {err.colno})") from None
-    if not isinstance(case, dict):
-        raise DatasetError(path, number, f"expected a JSON object, got {type(case).__name__}")
+    case = parse_object(path, number, text)
     if not isinstance(case.get("output"), str):
         raise DatasetError(
             path, number, 'missing "output": the simulator matches answers by their text'

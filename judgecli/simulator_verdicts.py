@@ -308,7 +308,6 @@ def _fill_number(
 
 def _fill(name: str, node: Any, root: dict[str, Any], judgement: Judgement, criterion: str) -> Any:
     node = _resolve(node, root)
-    q = judgement.score(criterion)
     values = node.get("enum")
     if isinstance(values, list) and values:
         if name.lower() == "winner" and judgement.transcript.pairwise:
@@ -316,7 +315,7 @@ def _fill(name: str, node: Any, root: dict[str, Any], judgement: Judgement, crit
         given = judgement.truth.choice(values) if judgement.truth is not None else None
         if given is not None:
             return given
-        return values[0] if q >= 0.5 or len(values) == 1 else values[1]
+        return values[0] if len(values) == 1 or judgement.score(criterion) >= 0.5 else values[1]
     if "const" in node:
         return node["const"]
     kind = _type_of(node)
@@ -329,6 +328,8 @@ def _fill(name: str, node: Any, root: dict[str, Any], judgement: Judgement, crit
         }
     if name.lower() == "confidence" and kind in ("number", "integer"):
         return judgement.confidence(criterion)
+    # Computed only for the leaves that use it: it hashes the answer and reads its words.
+    q = judgement.score(criterion)
     if kind in ("integer", "number"):
         return _fill_number(node, q, integer=kind == "integer", truth=judgement.truth)
     if kind == "string":

@@ -54,12 +54,11 @@ def yaml_line(node: yaml.Node | None, loc: list[str]) -> int | None:
     line = node.start_mark.line + 1 if node is not None else None
     for key in loc:
         if isinstance(node, yaml.MappingNode):
-            match = next((v for k, v in node.value if str(k.value) == key), None)
-            key_node = next((k for k, v in node.value if str(k.value) == key), None)
-            if match is None:
+            pair = next(((k, v) for k, v in node.value if str(k.value) == key), None)
+            if pair is None:
                 return line
-            line = (key_node or match).start_mark.line + 1
-            node = match
+            line = pair[0].start_mark.line + 1
+            node = pair[1]
         elif isinstance(node, yaml.SequenceNode) and key.isdigit() and int(key) < len(node.value):
             node = node.value[int(key)]
             line = node.start_mark.line + 1

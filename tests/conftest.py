@@ -9,7 +9,7 @@ import pytest
 
 from judgecli.rubric import Rubric, parse_rubric
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parent / "data"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 

@@ -7,33 +7,13 @@ from typing import Annotated
 
 import typer
 
-from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli import app, exits_with_code
+from judgecli.cli.flags import CASCADE, SUBSET, JudgeFlags, judge_flags
 from judgecli.cli.invocation import invocation
 from judgecli.cli.options import (
-    ApiBaseOpt,
-    ConcurrencyOpt,
-    FieldOpt,
     GateOnOpt,
-    JsonOpt,
-    JsonSchemaOpt,
-    MaxCostOpt,
-    MaxFailuresOpt,
-    MaxRetriesOpt,
-    MaxTokensOpt,
     MinAccuracyOpt,
     MinKappaOpt,
-    ModelOpt,
-    NoCacheOpt,
-    OutOpt,
-    PriceOpt,
-    QuietOpt,
-    ResumeOpt,
-    RetryFailedOpt,
-    RpmOpt,
-    SeedOpt,
-    TemperatureOpt,
-    TimeoutOpt,
-    TpmOpt,
 )
 from judgecli.errors import ExitCode
 
@@ -42,6 +22,7 @@ FileOpt = Annotated[Path | None, typer.Option(show_default=False)]
 
 @app.command("calibrate")
 @exits_with_code
+@judge_flags(without=CASCADE | SUBSET)
 def calibrate_command(
     ctx: typer.Context,
     labels_file: Annotated[
@@ -89,36 +70,15 @@ def calibrate_command(
             help="Translate labels, e.g. A=old,B=new,1=old,2=new.",
         ),
     ] = None,
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    price: PriceOpt = None,
-    temperature: TemperatureOpt = None,
-    max_tokens: MaxTokensOpt = None,
-    json_schema: JsonSchemaOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    rpm: RpmOpt = None,
-    tpm: TpmOpt = None,
-    max_retries: MaxRetriesOpt = None,
-    timeout: TimeoutOpt = None,
+    *,
+    flags: JudgeFlags,
     min_kappa: MinKappaOpt = None,
     min_accuracy: MinAccuracyOpt = None,
     on: GateOnOpt = "point",
-    out: OutOpt = None,
-    resume: ResumeOpt = None,
-    retry_failed: RetryFailedOpt = False,
-    no_cache: NoCacheOpt = False,
-    max_cost: MaxCostOpt = None,
-    max_failures: MaxFailuresOpt = None,
-    seed: SeedOpt = 0,
-    field: FieldOpt = None,
-    quiet: QuietOpt = False,
-    json_output: JsonOpt = False,
 ) -> ExitCode:
     """Measure how well the judge agrees with human labels (and gate on it)."""
     from judgecli import calibrate
     from judgecli.cli.inputs import judge_config, named_rubric
-    from judgecli.cli.progress import RunProgress
-    from judgecli.cli.render import report_outcome
     from judgecli.config import parse_choice, step_summary_path
     from judgecli.dataset import DatasetScan
     from judgecli.errors import ConfigError
@@ -143,8 +103,8 @@ def calibrate_command(
         label_rows = read_labels(labels_path, space, label_map=mapping)
         outcome = calibrate.calibrate_existing(
             results, label_rows, space, rubric=loaded,
-            out=out or default_run_dir("calibrate", name), argv=invocation(ctx), gate=gate,
-            seed=seed,
+            out=flags.out or default_run_dir("calibrate", name), argv=invocation(ctx), gate=gate,
+            seed=flags.seed,
             step_summary=step_summary_path(),
         )  # fmt: skip
     else:
@@ -154,7 +114,7 @@ def calibrate_command(
                 hint="or pass --results RESULTS.jsonl to calibrate a finished run",
             )
         label_rows = read_labels(labels_path, LabelSpace.of(loaded), label_map=mapping)
-        config, field_map = judge_config("calibrate", loaded, locals())
+        config, field_map = judge_config("calibrate", loaded, flags)
         ids = {label.id for label in label_rows}
         if loaded.kind is RubricKind.PAIRWISE:
             if old is None or new is None:
@@ -166,10 +126,10 @@ def calibrate_command(
         else:
             case_scan = calibrate.labelled_cases(labels_path, cases, label_rows, loaded, field_map)
             items, total = case_scan, len(case_scan.lines)
-        with RunProgress(stderr, total=total, enabled=not quiet) as progress:
+        with flags.progress(total) as progress:
             outcome = calibrate.calibrate_by_judging(
                 config, loaded, label_rows, items, argv=invocation(ctx),
                 on_result=progress.case_done,
                 gate=gate, warnings=[], step_summary=step_summary_path(),
             )  # fmt: skip
-    return report_outcome(outcome.summary, outcome.run_dir, quiet=quiet, json_output=json_output)
+    return flags.report(outcome.summary, outcome.run_dir)

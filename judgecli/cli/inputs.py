@@ -5,11 +5,10 @@ the rubric, and turn the flags into one RunConfig.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from judgecli.cli.options import run_config_flags
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from judgecli.cli.flags import JudgeFlags
     from judgecli.config import RunConfig
     from judgecli.rubric import Rubric
 
@@ -25,16 +24,16 @@ def named_rubric(name: str) -> tuple[Path, Rubric]:
 
 
 def judge_config(
-    command: str, rubric: Rubric, arguments: dict[str, Any]
+    command: str, rubric: Rubric, flags: JudgeFlags
 ) -> tuple[RunConfig, dict[str, str]]:
-    """The RunConfig of a command's arguments (its `locals()`), and its --field mapping."""
+    """The RunConfig of a command's shared flags, and its --field mapping."""
     from judgecli.config import build_run_config
     from judgecli.dataset import parse_field_map
     from judgecli.store import default_run_dir
 
-    field_map = parse_field_map(arguments.get("field") or [])
+    field_map = parse_field_map(flags.field or [])
     config = build_run_config(
         command=command, rubric=rubric, default_out=default_run_dir(command, rubric.name),
-        field_map=field_map, **run_config_flags(arguments),
+        field_map=field_map, **flags.run_config_args(),
     )  # fmt: skip
     return config, field_map

@@ -5,7 +5,7 @@ documents it and typer resolves flag > environment before config.py sees the val
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -212,21 +212,3 @@ ScreenPriceOpt = Annotated[
                  help="The screen's price in USD per million input,output tokens (default: "
                  "--price, else LiteLLM's price map)."),
 ]  # fmt: skip
-
-# Flag parameter name → build_run_config keyword, for the flags every judging command shares.
-RUN_CONFIG_FLAGS = {
-    "model": "models", "api_base": "api_base", "out": "out", "concurrency": "concurrency",
-    "rpm": "rpm", "tpm": "tpm", "max_retries": "max_retries", "timeout": "timeout_s",
-    "temperature": "temperature", "max_tokens": "max_tokens", "price": "price",
-    "json_schema": "json_schema", "limit": "limit", "sample": "sample", "seed": "seed",
-    "no_cache": "no_cache", "max_cost": "max_cost", "max_failures": "max_failures",
-    "resume": "resume", "retry_failed": "retry_failed", "screen": "screen",
-    "escalate": "escalate", "screen_price": "screen_price",
-}  # fmt: skip
-
-
-def run_config_flags(arguments: dict[str, Any]) -> dict[str, Any]:
-    """The shared judge flags among a command's arguments (its `locals()`), as keywords of
-    config.build_run_config, so each command need not repeat the list.
-    """
-    return {key: arguments[name] for name, key in RUN_CONFIG_FLAGS.items() if name in arguments}

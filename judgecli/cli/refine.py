@@ -7,33 +7,11 @@ from typing import Annotated
 
 import typer
 
-from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli import app, exits_with_code
+from judgecli.cli.flags import CASCADE, JudgeFlags, judge_flags
 from judgecli.cli.invocation import invocation
 from judgecli.cli.options import (
-    ApiBaseOpt,
-    ConcurrencyOpt,
-    FieldOpt,
-    JsonOpt,
-    JsonSchemaOpt,
-    LimitOpt,
-    MaxCostOpt,
-    MaxFailuresOpt,
-    MaxRetriesOpt,
-    MaxTokensOpt,
-    ModelOpt,
-    NoCacheOpt,
-    OutOpt,
-    PriceOpt,
-    QuietOpt,
-    ResumeOpt,
-    RetryFailedOpt,
-    RpmOpt,
     RubricOpt,
-    SampleOpt,
-    SeedOpt,
-    TemperatureOpt,
-    TimeoutOpt,
-    TpmOpt,
 )
 from judgecli.errors import ExitCode
 
@@ -42,6 +20,7 @@ GENERATE = "Generate"
 
 @app.command("refine")
 @exits_with_code
+@judge_flags(without=CASCADE)
 def refine_command(
     ctx: typer.Context,
     dataset: Annotated[
@@ -104,36 +83,13 @@ def refine_command(
             help="The generator's sampling temperature.",
         ),
     ] = 0.0,
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    price: PriceOpt = None,
-    temperature: TemperatureOpt = None,
-    max_tokens: MaxTokensOpt = None,
-    json_schema: JsonSchemaOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    rpm: RpmOpt = None,
-    tpm: TpmOpt = None,
-    max_retries: MaxRetriesOpt = None,
-    timeout: TimeoutOpt = None,
-    out: OutOpt = None,
-    resume: ResumeOpt = None,
-    retry_failed: RetryFailedOpt = False,
-    no_cache: NoCacheOpt = False,
-    max_cost: MaxCostOpt = None,
-    max_failures: MaxFailuresOpt = None,
-    limit: LimitOpt = None,
-    sample: SampleOpt = None,
-    seed: SeedOpt = 0,
-    field: FieldOpt = None,
-    quiet: QuietOpt = False,
-    json_output: JsonOpt = False,
+    *,
+    flags: JudgeFlags,
 ) -> ExitCode:
     """Answer each case with --generator, judge it, and retry with the judge's feedback."""
     # Imported here so `judge --help` stays fast.
     from judgecli import refine
     from judgecli.cli.inputs import judge_config, named_rubric
-    from judgecli.cli.progress import RunProgress
-    from judgecli.cli.render import report_outcome
     from judgecli.config import model_settings, step_summary_path
     from judgecli.dataset import scan_dataset
 
@@ -141,17 +97,19 @@ def refine_command(
     refine.check_template(template)
     _, loaded = named_rubric(rubric)
     refine.success_bar(loaded, success_rating)
-    config, field_map = judge_config("refine", loaded, locals())
+    config, field_map = judge_config("refine", loaded, flags)
     settings = refine.RefineSettings(
-        generator=model_settings([generator], api_base=api_base, price=price, json_schema=None)[0],
+        generator=model_settings(
+            [generator], api_base=flags.api_base, price=flags.price, json_schema=None
+        )[0],
         success_rating=success_rating, max_attempts=max_attempts, feedback_template=template,
         system=system, temperature=generator_temperature, max_tokens=config.max_tokens,
     )  # fmt: skip
-    scan = scan_dataset(dataset, requires=["input"], field_map=field_map, limit=limit,
-                        sample=sample, seed=seed)  # fmt: skip
-    with RunProgress(stderr, total=len(scan.lines), enabled=not quiet) as progress:
+    scan = scan_dataset(dataset, requires=["input"], field_map=field_map, limit=flags.limit,
+                        sample=flags.sample, seed=flags.seed)  # fmt: skip
+    with flags.progress(len(scan.lines)) as progress:
         outcome = refine.refine_dataset(
             config, loaded, scan, settings, argv=invocation(ctx), on_result=progress.case_done,
             warnings=list(scan.warnings), step_summary=step_summary_path(),
         )  # fmt: skip
-    return report_outcome(outcome.summary, outcome.run_dir, quiet=quiet, json_output=json_output)
+    return flags.report(outcome.summary, outcome.run_dir)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -50,13 +49,14 @@ def resume_command(
     max_cost: MaxCostOpt = None,
 ) -> ExitCode:
     """Continue RUN_DIR: its finished cases are kept, the rest judged (cached calls are free)."""
-    info_path = run_dir / "run.json"
+    from judgecli.store import read_run_info
+
+    hint = "pass the run directory a judge command wrote"
+    info = read_run_info(run_dir, hint=hint)
     try:
-        info = json.loads(info_path.read_text(encoding="utf-8"))
         argv, cwd = list(info["argv"]), Path(info.get("cwd") or ".")
-    except (OSError, ValueError, KeyError, TypeError):
-        raise InputError(f"{info_path}: not a judge run (no readable run.json with argv)",
-                         hint="pass the run directory a judge command wrote") from None  # fmt: skip
+    except (KeyError, TypeError):
+        raise InputError(f"{run_dir}: not a judge run (run.json has no argv)", hint=hint) from None
     args = resumed_argv(argv, run_dir, retry_failed=retry_failed, max_cost=max_cost)
     stderr.print(f"[dim]resuming: judge {' '.join(args)}[/]")
     # Relative paths in the original command line are relative to where it ran.

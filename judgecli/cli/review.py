@@ -59,7 +59,7 @@ def export_command(
     """
     from judgecli import review
     from judgecli.config import parse_choice
-    from judgecli.store import RESULTS, read_results
+    from judgecli.store import RESULTS, read_results, read_run_info
     from judgecli.store.sheets import SheetFormat, record_export, write_sheet
 
     size = review.parse_sample(sample)
@@ -67,7 +67,7 @@ def export_command(
     suffix = out.suffix.lstrip(".").lower()
     sheet_format = parse_choice(SheetFormat, fmt or ("jsonl" if suffix == "jsonl" else "csv"),
                                 "--format")  # fmt: skip
-    info = read_run_info(run_dir)
+    info = read_run_info(run_dir, hint="pass the --out directory of a judge run")
     results = list(read_results(run_dir / RESULTS))
     pairwise = info.get("command") == "pairwise"
     recorded = recorded_inputs(info)
@@ -95,27 +95,10 @@ def export_command(
     note = review.label_note(loaded, pairwise=pairwise)
     sheet = review.build_sheet(picks, texts, note=note, show_verdict=show_verdict)
     write_sheet(out, sheet, sheet_format)
-    record_export(run_dir, {"argv": invocation(ctx), "out": str(out), "n": len(sheet.rows)})
+    entry = {"argv": invocation(ctx), "out": str(out), "n": len(sheet.rows)}
+    record_export(run_dir, info, entry)
     stderr.print(f"wrote {out}: {len(sheet.rows)} case(s) to label")
     return ExitCode.OK
-
-
-def read_run_info(run_dir: Path) -> dict[str, Any]:
-    """A run's run.json (what command made it, with which rubric and argv)."""
-    import json
-
-    from judgecli.errors import InputError
-
-    try:
-        info = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{run_dir} is not a run directory (no run.json)",
-                         hint="pass the --out directory of a judge run") from None  # fmt: skip
-    except (OSError, ValueError) as err:
-        raise InputError(f"{run_dir}/run.json: cannot read ({err})") from None
-    if not isinstance(info, dict):
-        raise InputError(f"{run_dir}/run.json: not a judge run.json")
-    return info
 
 
 def recorded_inputs(info: dict[str, Any]) -> dict[str, Path]:

@@ -29,6 +29,7 @@ from judgecli.stats.agreement import (
 )
 from judgecli.stats.calibration import brier_score, expected_calibration_error, reliability_table
 from judgecli.stats.classification import accuracy, accuracy_within, macro_f1, per_class_report
+from judgecli.stats.intervals import Interval
 from judgecli.stats.resampling import cluster_bootstrap_interval, clusters_of
 
 PAIRWISE_LABELS: list[Hashable] = [Winner.OLD.value, Winner.NEW.value, Winner.TIE.value]
@@ -92,7 +93,7 @@ def label_set(space: LabelSpace, values: Sequence[Value]) -> tuple[list[Hashable
 
 def interval(
     statistic: Callable[[list[Value], list[Value]], float | None], pairs: Pairs, seed: int
-) -> tuple[float, float] | tuple[None, None]:
+) -> Interval:
     """95% cluster-bootstrap interval of a statistic of (human, judge) rows."""
 
     def on_rows(rows: np.ndarray) -> float | None:

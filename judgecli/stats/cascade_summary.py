@@ -15,10 +15,8 @@ from collections.abc import Iterable, Mapping
 from judgecli.config import Price
 from judgecli.result import CaseResult, CaseStatus, Judgement, Tier
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.stats.intervals import wilson_interval
+from judgecli.stats.intervals import Interval, wilson_interval
 from judgecli.stats.summary import CascadeSummary, ScreenAgreement, TierUsage
-
-TOKENS_PER_PRICE_UNIT = 1_000_000  # prices are USD per million tokens
 
 
 def summarize_cascade(
@@ -41,15 +39,15 @@ def summarize_cascade(
         Tier.STRONG.value: tier_usage(len(escalated), [j for r in escalated for j in r.judgements]),
     }
     cost = tiers[Tier.SCREEN.value].cost_usd + tiers[Tier.STRONG.value].cost_usd
-    unpriced = [j for j in judges if prices.get(j) is None]
+    known = [price for name in judges if (price := prices.get(name)) is not None]
+    unpriced = [name for name in judges if prices.get(name) is None]
     all_strong = None
     if not unpriced:
         would_cost = sum(
-            priced(j.prompt_tokens, j.completion_tokens, price)
+            price.cost(j.prompt_tokens, j.completion_tokens)
             for r in screened
             for j in r.judgements
-            for price in (prices[name] for name in judges)
-            if price is not None
+            for price in known
         )
         all_strong = tiers[Tier.STRONG.value].cost_usd + would_cost
     saved = None if all_strong is None else all_strong - cost
@@ -90,18 +88,9 @@ def tier_usage(decided: int, judgements: list[Judgement]) -> TierUsage:
     )
 
 
-def priced(prompt_tokens: int, completion_tokens: int, price: Price) -> float:
-    """USD for these token counts at this price."""
-    return (
-        prompt_tokens * price.input_per_mtok + completion_tokens * price.output_per_mtok
-    ) / TOKENS_PER_PRICE_UNIT
-
-
-def proportion(k: int, n: int) -> tuple[float | None, tuple[float, float] | tuple[None, None]]:
+def proportion(k: int, n: int) -> tuple[float | None, Interval]:
     """k/n and its Wilson interval (None without cases)."""
-    if n == 0:
-        return None, (None, None)
-    return k / n, wilson_interval(k, n)
+    return (k / n if n else None), wilson_interval(k, n)
 
 
 def agreement_basis(rubric: Rubric) -> str:

@@ -22,6 +22,7 @@ from judgecli.stats.pairwise import (
     win_rate_bootstrap_interval,
     win_rate_no_ties,
 )
+from judgecli.stats.scores import NO_CATEGORY
 from judgecli.stats.summary import (
     CategorySummary,
     InterJudgeSummary,
@@ -135,7 +136,7 @@ def category_summaries(decided: list[CaseResult], seed: int) -> dict[str, Catego
     groups: dict[str, list[Winner]] = {}
     for r in decided:
         assert r.winner is not None
-        groups.setdefault(r.category or "(none)", []).append(r.winner)
+        groups.setdefault(r.category or NO_CATEGORY, []).append(r.winner)
     if len(groups) < 2:
         return {}
     summaries = {}

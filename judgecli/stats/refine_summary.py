@@ -14,7 +14,7 @@ import numpy as np
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.stats.intervals import Interval, bootstrap_mean_interval, t_interval, wilson_interval
-from judgecli.stats.score_summary import summarize_pointwise
+from judgecli.stats.score_summary import on_scale_points, summarize_pointwise
 from judgecli.stats.scores import distribution, mean, pass_rate
 from judgecli.stats.summary import FAILURES_LISTED, RunSummary, Usage
 
@@ -134,8 +134,6 @@ def summarize_refine(
     gained = lift([x for x, _ in pairs], [y for _, y in pairs], seed=seed)
     never = [r.id for r, _ in ok if not r.passed]
     every = [a for case in attempts for a in case]
-    integer = bool(rubric.scale and rubric.scale.integer and not rubric.criteria
-                   and len(judges) == 1)  # fmt: skip
     usage = base.usage.model_copy(update={
         "calls": base.usage.calls + generation_usage.calls,
         "cached": base.usage.cached + generation_usage.cached,
@@ -160,7 +158,9 @@ def summarize_refine(
         "lift": gained.value,
         "lift_ci": gained.ci,
         "lift_ci_t": gained.ci_t,
-        "by_attempt": by_attempt([a for _, a in ok], rubric, integer=integer),
+        "by_attempt": by_attempt(
+            [a for _, a in ok], rubric, integer=on_scale_points(rubric, judges)
+        ),
         "cost_generation_usd": round(sum(a.cost_generation_usd for a in every), 10),
         "cost_judging_usd": round(sum(a.cost_judging_usd for a in every), 10),
         "never_passed": never[:FAILURES_LISTED],

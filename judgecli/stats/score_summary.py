@@ -8,12 +8,11 @@ from typing import Any
 
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.stats.intervals import t_interval, wilson_interval
+from judgecli.stats.intervals import Interval, t_interval, wilson_interval
 from judgecli.stats.scores import by_category, distribution, mean, pass_rate
 from judgecli.stats.summary import (
     CategorySummary,
     CriterionSummary,
-    Interval,
     RunSummary,
     run_facts,
 )
@@ -37,7 +36,7 @@ def summarize_pointwise(
         fields["mean_ci"] = within(t_interval(scores), rubric)
         fields["distribution"] = distribution(
             scores, scale_min=rubric.scale.min, scale_max=rubric.scale.max,
-            integer=rubric.scale.integer and not rubric.criteria and len(models) == 1,
+            integer=on_scale_points(rubric, models),
         )  # fmt: skip
         fields["criteria"] = {
             name: CriterionSummary(
@@ -53,6 +52,13 @@ def summarize_pointwise(
             fields["choices"]["(split)"] = counts[None]
     fields["by_category"] = category_summaries(ok, rubric)
     return RunSummary(**run_facts(rows, command=command, rubric=rubric, models=models), **fields)
+
+
+def on_scale_points(rubric: Rubric, judges: list[str]) -> bool:
+    """Whether every score is a point of an integer scale: one judge and no criteria, since a
+    panel's mean or a weighted sum of criteria falls between the points.
+    """
+    return bool(rubric.scale and rubric.scale.integer and not rubric.criteria and len(judges) == 1)
 
 
 def within(ci: Interval, rubric: Rubric) -> Interval:

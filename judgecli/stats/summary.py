@@ -13,8 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric
-
-Interval = tuple[float, float] | tuple[None, None]
+from judgecli.stats.intervals import Interval
 
 # How many failed cases the summary lists by id (the rest are in results.jsonl).
 FAILURES_LISTED = 20

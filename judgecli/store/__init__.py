@@ -46,6 +46,22 @@ def write_atomic(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+def read_run_info(run_dir: Path, *, hint: str) -> dict[str, Any]:
+    """A run's run.json (the command, argv, rubric and judges that made it); InputError
+    naming the directory when there is none or it is not one judge wrote.
+    """
+    path = run_dir / RUN_INFO
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{run_dir}: not a judge run (no {RUN_INFO})", hint=hint) from None
+    except (OSError, ValueError) as err:
+        raise InputError(f"{path}: cannot read ({err})", hint=hint) from None
+    if not isinstance(info, dict):
+        raise InputError(f"{path}: not a judge run.json", hint=hint)
+    return info
+
+
 def to_json(obj: Any) -> str:
     """Stable, readable JSON for the run's files."""
     return json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
@@ -82,11 +98,8 @@ class RunStore:
         cut off; with `retry_failed` the failed cases' lines are removed so they are judged
         again. Returns the store (appending) and what the run already holds.
         """
-        info_path, results = path / RUN_INFO, path / RESULTS
-        if not info_path.exists():
-            raise InputError(f"{path} is not a run directory (no {RUN_INFO})",
-                             hint="pass the --out directory of the run to continue")  # fmt: skip
-        info = json.loads(info_path.read_text(encoding="utf-8"))
+        info = read_run_info(path, hint="pass the --out directory of the run to continue")
+        results = path / RESULTS
         results.touch()
         repair_torn_tail(results)
         kept = list(read_results(results))
@@ -119,9 +132,7 @@ class RunStore:
 
     def write_json(self, name: str, obj: Any) -> Path:
         """Write run.json / summary.json atomically."""
-        target = self.path / name
-        write_atomic(target, to_json(obj))
-        return target
+        return self.write_text(name, to_json(obj))
 
     def write_text(self, name: str, text: str) -> Path:
         """Write a report atomically."""
@@ -131,9 +142,9 @@ class RunStore:
 
     def write_jsonl(self, name: str, rows: list[dict[str, Any]]) -> Path:
         """Write a whole JSONL file atomically (e.g. disagreements.jsonl)."""
-        target = self.path / name
-        write_atomic(target, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-        return target
+        return self.write_text(
+            name, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        )
 
 
 @dataclass(frozen=True)

@@ -61,11 +61,9 @@ def write_sheet(path: Path, sheet: Sheet, fmt: SheetFormat) -> Path:
     return path
 
 
-def record_export(run_dir: Path, entry: dict[str, Any]) -> None:
-    """Add an export (its argv, seed and size) to run.json's `review_exports`."""
-    info_path = run_dir / RUN_INFO
-    if not info_path.exists():
-        return
-    info = json.loads(info_path.read_text(encoding="utf-8"))
-    info["review_exports"] = [*info.get("review_exports", []), entry]
-    write_atomic(info_path, to_json(info))
+def record_export(run_dir: Path, info: dict[str, Any], entry: dict[str, Any]) -> None:
+    """Add an export (its argv, seed and size) to the run's run.json (`info`, as read)
+    under `review_exports`.
+    """
+    exports = [*info.get("review_exports", []), entry]
+    write_atomic(run_dir / RUN_INFO, to_json(info | {"review_exports": exports}))

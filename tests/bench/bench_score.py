@@ -30,8 +30,6 @@ os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
 REPO = Path(__file__).resolve().parents[2]
 JUDGE = [sys.executable, "-m", "judgecli"]
 ENV = {**os.environ, "OPENAI_API_KEY": "sk-bench", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-BENCH_CACHE = tempfile.mkdtemp(prefix="judge-bench-cache-")
-ENV["JUDGE_CACHE_DIR"] = BENCH_CACHE  # a fresh cache: the first run pays, the re-run does not
 
 BARE_LOOP = r"""
 import asyncio, json, os, sys, time
@@ -200,6 +198,8 @@ def bench_rpm(tmp: Path, n: int = 700, rpm: int = 600) -> None:
 def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
+        # A fresh cache, removed with the rest: the first run pays, the re-run does not.
+        ENV["JUDGE_CACHE_DIR"] = str(tmp / "cache")
         bench_help()
         bench_throughput(tmp)
         bench_rpm(tmp)

@@ -4,17 +4,19 @@ through real LiteLLM over HTTP."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from judgecli.cli import app
-from judgecli.simulator import SimulatorConfig, SimulatorServer
+from judgecli.simulator import RecordedRequest, SimulatorConfig, SimulatorServer
+from tests.conftest import DATA
 
-DATA = Path(__file__).resolve().parents[1] / "data"
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -65,3 +67,26 @@ def run_cli(monkeypatch: pytest.MonkeyPatch):
 @pytest.fixture
 def cases_file() -> Path:
     return DATA / "three_cases.jsonl"
+
+
+def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
+    """`rows` as JSON lines at `path` (UTF-8); the path."""
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def write_numbered_cases(
+    path: Path, count: int, case: Callable[[int], dict[str, str]]
+) -> list[str]:
+    """case(0), ..., case(count - 1) as JSON lines at `path`; their ids, in order."""
+    cases = [case(i) for i in range(count)]
+    write_jsonl(path, cases)
+    return [c["id"] for c in cases]
+
+
+def case_id_in(request: RecordedRequest, pattern: re.Pattern[str]) -> str:
+    """The case id `pattern` finds in a request's user message (a case's question names it)."""
+    user = next(m["content"] for m in request.body["messages"] if m["role"] == "user")
+    match = pattern.search(user)
+    assert match is not None, user[:200]
+    return match.group()

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-BAD = Path(__file__).resolve().parents[1] / "data" / "bad"
+from tests.integration.conftest import DATA
+
+BAD = DATA / "bad"
 HUGE = 50 * 1024 * 1024
 GOOD_LINE = json.dumps({"id": "a", "input": "What is 2+2?", "output": "4"})
 
@@ -38,16 +40,9 @@ def make_directory(tmp: Path) -> None:
     (tmp / "a-directory.jsonl").mkdir()
 
 
-def case(
-    case_id: str,
-    *argv: str,
-    where: str,
-    make: Callable[[Path], None] | None = None,
-    xfail: str | None = None,
-):
+def case(case_id: str, *argv: str, where: str, make: Callable[[Path], None] | None = None):
     """One bad input: the command line, and the `path[:line]` its error must name."""
-    marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
-    return pytest.param(list(argv), where, make, id=case_id, marks=marks)
+    return pytest.param(list(argv), where, make, id=case_id)
 
 
 def scores(dataset: str, rubric: str = "helpfulness", *extra: str) -> tuple[str, ...]:
@@ -314,9 +309,8 @@ BAD_INPUTS = [
 
 @pytest.mark.parametrize(("argv", "where", "make"), BAD_INPUTS)
 def test_bad_input_exits_2_with_one_line_naming_the_place(
-    run_cli, judge_server, tmp_path, monkeypatch, argv, where, make
+    run_cli, judge_server, tmp_path, argv, where, make
 ):
-    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "cache"))  # a cached reply hides a call
     if make is not None:
         make(tmp_path)
     if argv[0] == "rubrics":
@@ -383,9 +377,8 @@ ALLOWED = [
 
 @pytest.mark.parametrize(("make", "n_cases"), ALLOWED)
 def test_allowed_oddities_are_read_and_every_case_judged(
-    run_cli, judge_server, tmp_path, monkeypatch, make, n_cases
+    run_cli, judge_server, tmp_path, make, n_cases
 ):
-    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "cache"))  # every case really sent
     dataset = make(tmp_path)
     run = run_cli(judge_server, "score", str(dataset), "--rubric", "helpfulness", "--out", "run",
                   "--quiet", "--json")  # fmt: skip

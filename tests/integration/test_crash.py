@@ -32,13 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from judgecli.simulator import RecordedRequest, SimulatorConfig, SimulatorServer
-from tests.integration.conftest import DATA
+from tests.integration.conftest import DATA, case_id_in, write_numbered_cases
 
 N_CASES = 200
 CONCURRENCY = 8
 KILLS = 3
 SEED = 20240611
 CASE_ID = re.compile(r"crash-\d{3}")
+TOPICS = ("glaciers", "earthquakes", "compilers", "bridges", "enzymes")
 SIMULATOR = SimulatorConfig(seed=5, latency_ms=20)
 # A killed process's last requests are read by the server within milliseconds; wait this
 # long before the next session so every request is counted in the session that sent it.
@@ -48,28 +49,13 @@ WAIT_S = 60.0
 JUDGE = Path(sys.executable).parent / "judge"
 
 
-def write_cases(path: Path) -> list[str]:
-    topics = ["glaciers", "earthquakes", "compilers", "bridges", "enzymes"]
-    ids = []
-    with path.open("w", encoding="utf-8") as handle:
-        for i in range(N_CASES):
-            case_id = f"crash-{i:03d}"
-            topic = topics[i % len(topics)]
-            case = {
-                "id": case_id,
-                "input": f"Question {case_id}: what shapes {topic}?",
-                "output": f"Several forces shape {topic} over time. " * (1 + i % 3),
-            }
-            handle.write(json.dumps(case) + "\n")
-            ids.append(case_id)
-    return ids
-
-
-def case_of(request: RecordedRequest) -> str:
-    user = next(m["content"] for m in request.body["messages"] if m["role"] == "user")
-    match = CASE_ID.search(user)
-    assert match is not None, user[:200]
-    return match.group()
+def crash_case(i: int) -> dict[str, str]:
+    case_id, topic = f"crash-{i:03d}", TOPICS[i % len(TOPICS)]
+    return {
+        "id": case_id,
+        "input": f"Question {case_id}: what shapes {topic}?",
+        "output": f"Several forces shape {topic} over time. " * (1 + i % 3),
+    }
 
 
 def verdict_of(result: dict[str, Any]) -> dict[str, Any]:
@@ -127,7 +113,7 @@ class Sessions:
 
 
 def test_a_run_killed_three_times_and_resumed_equals_an_uninterrupted_run(run_cli, tmp_path):
-    ids = write_cases(tmp_path / "cases.jsonl")
+    ids = write_numbered_cases(tmp_path / "cases.jsonl", N_CASES, crash_case)
     results = tmp_path / "run" / "results.jsonl"
     rng = random.Random(SEED)
     started = time.monotonic()
@@ -175,7 +161,7 @@ def test_a_run_killed_three_times_and_resumed_equals_an_uninterrupted_run(run_cl
         assert final_lines[: len(lines)] == lines
 
     # What the server saw, session by session (the reference run excluded).
-    asked = [Counter(case_of(r) for r in requests) for requests in by_session]
+    asked = [Counter(case_id_in(r, CASE_ID) for r in requests) for requests in by_session]
     assert all(r.status == 200 for requests in by_session for r in requests)
     for counts in asked:
         assert max(counts.values(), default=1) == 1  # no case asked twice in one session

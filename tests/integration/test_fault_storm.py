@@ -21,6 +21,7 @@ from typing import Any
 from judgecli.config import DEFAULT_MAX_RETRIES
 from judgecli.simulator import Fault, RecordedRequest, SimulatorConfig, SimulatorServer
 from judgecli.simulator_verdicts import MALFORMED_CONTENT, verdict_content
+from tests.integration.conftest import case_id_in, write_numbered_cases
 
 N_CASES = 2000
 STORM = SimulatorConfig(
@@ -36,6 +37,7 @@ STORM = SimulatorConfig(
 )
 TRANSPORT_FAULTS = {Fault.RATE_LIMIT, Fault.ERROR, Fault.DROP, Fault.TRUNCATE}
 CASE_ID = re.compile(r"storm-\d{4}")
+TOPICS = ("photosynthesis", "gravity", "volcanoes", "tides", "vaccines", "magnets", "rainbows")
 # The chance that a run this far out in the failure tail happens by luck, per the binomial.
 TAIL = 1e-3
 
@@ -77,21 +79,13 @@ def binomial_upper_bound(n: int, p: float, tail: float) -> int:
     return n
 
 
-def write_cases(path: Path) -> list[str]:
-    words = ["photosynthesis", "gravity", "volcanoes", "tides", "vaccines", "magnets", "rainbows"]
-    ids = []
-    with path.open("w", encoding="utf-8") as handle:
-        for i in range(N_CASES):
-            case_id = f"storm-{i:04d}"
-            topic = words[i % len(words)]
-            case = {
-                "id": case_id,
-                "input": f"Question {case_id}: how do {topic} work?",
-                "output": f"{topic.capitalize()} work through several processes. " * (1 + i % 4),
-            }
-            handle.write(json.dumps(case) + "\n")
-            ids.append(case_id)
-    return ids
+def storm_case(i: int) -> dict[str, str]:
+    case_id, topic = f"storm-{i:04d}", TOPICS[i % len(TOPICS)]
+    return {
+        "id": case_id,
+        "input": f"Question {case_id}: how do {topic} work?",
+        "output": f"{topic.capitalize()} work through several processes. " * (1 + i % 4),
+    }
 
 
 def by_case(requests: list[RecordedRequest]) -> dict[str, list[RecordedRequest]]:
@@ -99,10 +93,7 @@ def by_case(requests: list[RecordedRequest]) -> dict[str, list[RecordedRequest]]
     requests are sequential (one judge, one prompt), so arrival order is causal order."""
     groups: dict[str, list[RecordedRequest]] = defaultdict(list)
     for request in requests:
-        user = next(m["content"] for m in request.body["messages"] if m["role"] == "user")
-        match = CASE_ID.search(user)
-        assert match is not None, user[:200]
-        groups[match.group()].append(request)
+        groups[case_id_in(request, CASE_ID)].append(request)
     return groups
 
 
@@ -124,7 +115,7 @@ def body_key(body: dict[str, Any]) -> str:
 
 
 def test_a_fault_storm_ends_every_case_with_a_verdict_or_a_recorded_failure(run_cli, tmp_path):
-    ids = write_cases(tmp_path / "cases.jsonl")
+    ids = write_numbered_cases(tmp_path / "cases.jsonl", N_CASES, storm_case)
     started = time.monotonic()
     with SimulatorServer(STORM) as server:
         run = run_cli(server, "score", str(tmp_path / "cases.jsonl"), "--rubric", "helpfulness",

@@ -66,8 +66,6 @@ the strata.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from math import sqrt
 from pathlib import Path
@@ -81,6 +79,7 @@ from judgecli.simulator_verdicts import Judgement, Transcript, quality
 from judgecli.stats.pairwise import win_rate, win_rate_bootstrap_interval
 from judgecli.store import read_results
 from judgecli.verdict import Position
+from tests.integration.conftest import write_jsonl
 
 SEED = 11
 POSITION_BIAS = 0.3
@@ -173,11 +172,6 @@ def weak(case: SimCase) -> bool:
     """A judge that always prefers A when unsure says "A" in both orders only on weak pairs."""
     fully_biased = [simulated_winner(case, order, 1.0) for order in Order]
     return fully_biased == [to_winner(Position.A, order) for order in Order]
-
-
-def write_jsonl(path: Path, rows: Iterable[dict[str, str]]) -> Path:
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return path
 
 
 def rate(outcomes: list[float]) -> float:

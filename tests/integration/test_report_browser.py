@@ -14,11 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from judgecli.simulator import SimulatorConfig, SimulatorServer
 from tests.browser import Page, find_chromium, launch, png_distinct_bytes, png_size
 from tests.integration.conftest import REPO
 
 OLD = REPO / "datasets" / "old.jsonl"
 NEW = REPO / "datasets" / "new.jsonl"
+# A judge swayed by position, so that some ties are flips and some are not.
+JUDGE = SimulatorConfig(position_bias=0.3)
 WINDOW = (1280, 900)
 DEADLINE_S = 25.0
 """For everything done in the browser; with the run, the test stays under 30 s."""
@@ -107,12 +110,11 @@ async def drive_report(port: int, report: Path, search: str) -> Seen:
     return seen
 
 
-def test_the_report_renders_without_errors_and_its_case_table_filters(
-    run_cli, judge_server, chromium
-):
-    run = run_cli(
-        judge_server, "pairwise", str(OLD), str(NEW), "--rubric", "pairwise", "--out", "run"
-    )
+def test_the_report_renders_without_errors_and_its_case_table_filters(run_cli, chromium):
+    with SimulatorServer(JUDGE) as server:
+        run = run_cli(
+            server, "pairwise", str(OLD), str(NEW), "--rubric", "pairwise", "--out", "run"
+        )
     assert run.exit_code == 0, run.stderr
     report = Path("run/report.html").resolve()
     results = [json.loads(line) for line in Path("run/results.jsonl").read_text().splitlines()]
@@ -121,6 +123,7 @@ def test_the_report_renders_without_errors_and_its_case_table_filters(
     ties = sorted(r["id"] for r in results if r["winner"] == "tie")
     flipped_ties = sorted(r["id"] for r in results if r["winner"] == "tie" and not r["consistent"])
     assert 0 < len(ties) < total, "the tie filter must hide some cases and keep some"
+    assert 0 < len(flipped_ties) < len(ties), "the consistency filter must hide some ties"
     # An id no other id contains, so searching for it finds exactly its own row.
     search = next(i for i in ids if sum(i.lower() in j.lower() for j in ids) == 1)
 

@@ -42,7 +42,7 @@ def test_report_reprints_a_finished_run_without_calling_a_judge(run_cli, judge_s
     assert len(judge_server.requests) == calls
 
 
-def test_report_compares_two_runs_of_one_rubric_case_by_case(run_cli, judge_server, write):
+def test_report_compares_two_runs_of_one_rubric_case_by_case(run_cli, judge_server):
     score(run_cli, judge_server, "a")
     # Same cases, the judge now gives every answer a 4.
     for _ in range(24):
@@ -67,7 +67,7 @@ def test_report_refuses_to_compare_different_rubrics(run_cli, judge_server):
     assert "not runs of the same command and rubric" in run.stderr
 
 
-def test_report_on_an_unfinished_run_points_to_resume(run_cli, write):
+def test_report_on_an_unfinished_run_points_to_resume(run_cli):
     Path("half").mkdir()
     run = run_cli(None, "report", "half")
     assert run.exit_code == 2

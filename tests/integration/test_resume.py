@@ -52,7 +52,7 @@ def test_only_valid_replies_are_cached(run_cli, judge_server):
     assert again.summary["mean"] == 3.0
 
 
-def test_the_cache_key_covers_the_endpoint_and_the_prompt(run_cli, judge_server, write):
+def test_the_cache_key_covers_the_endpoint_and_the_prompt(run_cli, judge_server):
     score(run_cli, judge_server, "--limit", "2", out="a")
     score(run_cli, judge_server, "--limit", "2", "--temperature", "0.5", out="b")
     score(run_cli, judge_server, "--limit", "2", "--no-json-schema", out="c")

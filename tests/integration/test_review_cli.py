@@ -72,6 +72,7 @@ def test_the_verdict_column_is_absent_unless_asked_for(run_cli, scored_run):
     assert shown.exit_code == 0, shown.stderr
     hidden_rows = [json.loads(x) for x in Path("hidden.jsonl").read_text().splitlines()]
     shown_rows = [json.loads(x) for x in Path("shown.jsonl").read_text().splitlines()]
+    assert len(hidden_rows) == len(shown_rows) == 5
     assert all("verdict" not in r for r in hidden_rows)
     by_id = results(scored_run)
     assert all(r["verdict"] == f"{by_id[r['id']]['score']:g}" for r in shown_rows)

@@ -126,7 +126,7 @@ def test_a_panel_asks_every_judge(run_cli, judge_server, cases_file):
     assert sorted(r.model for r in judge_server.requests) == ["judge-2"] * 3 + ["sim"] * 3
 
 
-def test_rpm_keeps_the_request_rate(run_cli, cases_file, tmp_path):
+def test_rpm_keeps_the_request_rate(run_cli, tmp_path):
     cases = tmp_path / "six.jsonl"
     cases.write_text(
         "".join(json.dumps({"id": i, "input": "q", "output": f"a{i}"}) + "\n" for i in range(6))

@@ -206,7 +206,7 @@ def test_a_user_rule_replaces_the_default(pointwise_rubric):
 def test_a_strong_failure_on_an_escalated_case_fails_it_and_keeps_the_screen(pointwise_rubric):
     judge = ScriptedJudge().enqueue(
         '{"reasoning": "screen", "score": 2}',
-        JudgeCallError("HTTP 500", attempts=1, retryable=False),
+        JudgeCallError("HTTP 500", attempts=1),
     )
     base = plan(pointwise_rubric, ["strong"])
     grade = tiered(grade_pointwise, base, plan_cascade(base, "cheap", None))

@@ -56,7 +56,7 @@ def test_unparseable_reply_is_a_failed_case_not_a_low_score(pointwise_rubric):
 
 
 def test_a_call_error_is_a_failed_case_with_its_reason(pointwise_rubric):
-    judge = ScriptedJudge().enqueue(JudgeCallError("HTTP 401 bad key", attempts=1, retryable=False))
+    judge = ScriptedJudge().enqueue(JudgeCallError("HTTP 401 bad key", attempts=1))
     result = grade(judge, pointwise_rubric)
     assert result.status is CaseStatus.FAILED
     assert result.error == "m1: HTTP 401 bad key"

@@ -10,7 +10,8 @@ from html.parser import HTMLParser
 import pytest
 
 from judgecli.gate import GateSpec, evaluate_gate, gate_dict
-from judgecli.htmlreport import MAX_ROWS, render_html
+from judgecli.htmlcases import MAX_ROWS
+from judgecli.htmlreport import render_html
 from judgecli.labels import Label, LabelSpace
 from judgecli.report import gate_note, headline, sections
 from judgecli.report_format import fmt_ci, fmt_pct

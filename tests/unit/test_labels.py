@@ -48,10 +48,12 @@ def test_labels_are_normalised_to_the_rubric(write, space, raw, expected):
     ],
 )  # fmt: skip
 def test_bad_labels_name_file_and_line(write, space, row, message):
-    path = labels_file(write, {"id": "ok", "label": 1 if space is SCALE else "new"}, row)
+    # Line 1 is a valid label of the space, so the error must be the bad row's, on line 2.
+    valid = {RubricKind.POINTWISE: 1, RubricKind.BINARY: "YES", RubricKind.PAIRWISE: "new"}
+    path = labels_file(write, {"id": "ok", "label": valid[space.kind]}, row)
     with pytest.raises(DatasetError) as caught:
-        read_labels(path, space if space is not YES_NO else YES_NO)
-    assert caught.value.message.startswith(f"{path}:2: ") or space is YES_NO
+        read_labels(path, space)
+    assert caught.value.message.startswith(f"{path}:2: ")
     assert message in caught.value.message
 
 

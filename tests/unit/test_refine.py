@@ -233,7 +233,7 @@ def test_a_reasoning_stands_in_for_missing_feedback(pointwise_rubric):
 
 
 def test_a_failed_generator_call_fails_the_case_with_the_reason(pointwise_rubric):
-    client = ScriptedJudge().enqueue(JudgeCallError("HTTP 500 boom", attempts=3, retryable=True))
+    client = ScriptedJudge().enqueue(JudgeCallError("HTTP 500 boom", attempts=3))
     result = refine(client, pointwise_rubric)
     assert result.status is CaseStatus.FAILED
     assert result.error == "generator: HTTP 500 boom"
