@@ -40,8 +40,6 @@ from judgecli.stats.summary import CascadeSummary
 
 # Below this stated confidence a screen verdict escalates by default.
 DEFAULT_LOW_CONFIDENCE = 0.8
-# The borderline band on continuous scales, as a share of the scale's span.
-CONTINUOUS_BAND = 0.1
 
 ItemT = TypeVar("ItemT")
 Grader = Callable[[JudgeClient, GradingPlan, ItemT], Awaitable[CaseResult]]
@@ -151,9 +149,7 @@ def default_or_none(rubric: Rubric, *, flip: bool) -> str | None:
     parts = ["failed"]
     if rubric.kind is RubricKind.POINTWISE and rubric.pass_at is not None:
         assert rubric.scale is not None
-        band = (
-            1.0 if rubric.scale.integer else CONTINUOUS_BAND * (rubric.scale.max - rubric.scale.min)
-        )
+        band = rubric.scale.borderline_band
         low, high = rubric.pass_at - band, rubric.pass_at + band
         parts.append(f"(score >= {low:g} and score < {high:g})")
     if rubric.kind is RubricKind.PAIRWISE and flip:

@@ -6,11 +6,13 @@ every case of the groups a judge is least trustworthy on:
 
 * inconsistent  a pairwise verdict that changed with the answers' order (consistent false)
 * failed        no verdict at all (unparseable reply, transport failure)
-* borderline    a pointwise score next to the pass/fail line: `pass_at - 1 <= score <
-                pass_at + 1` (on a 1-4 scale with pass_at 3, the scores 2 and 3: the last
-                failing and the first passing score). Without a rubric pass_at the median
-                of the run's scores stands in for it. Binary and pairwise verdicts have no
-                borderline.
+* borderline    a pointwise score next to the pass/fail line: `pass_at - band <= score <
+                pass_at + band`, the band being one point on a whole-number scale (on a
+                1-4 scale with pass_at 3, the scores 2 and 3: the last failing and the
+                first passing score) and a tenth of a continuous scale (the rubric's
+                Scale.borderline_band, as the --screen cascade uses). Without a rubric
+                pass_at the median of the run's scores stands in for it. Binary and
+                pairwise verdicts have no borderline.
 * disagreement  the judges of a panel gave different verdicts, or, in a --screen run, the
                 screen and the strong judge did on an escalated case (pass/fail, choice or
                 winner): the cases two judges could not settle
@@ -154,19 +156,19 @@ def decision(result: CaseResult) -> tuple[object, ...]:
     return (result.winner, result.choice, result.score if result.passed is None else result.passed)
 
 
-def borderline(score: float | None, centre: float | None) -> bool:
-    """Is the score one of the two next to the pass/fail line (centre - 1 <= s < centre + 1)?"""
-    return score is not None and centre is not None and centre - 1 <= score < centre + 1
+def borderline(score: float | None, centre: float | None, band: float = 1.0) -> bool:
+    """Is the score next to the pass/fail line (centre - band <= s < centre + band)?"""
+    return score is not None and centre is not None and centre - band <= score < centre + band
 
 
-def groups_of(result: CaseResult, *, centre: float | None) -> set[Group]:
+def groups_of(result: CaseResult, *, centre: float | None, band: float = 1.0) -> set[Group]:
     """Every group the case belongs to."""
     groups = set()
     if result.consistent is False:
         groups.add(Group.INCONSISTENT)
     if result.status is CaseStatus.FAILED:
         groups.add(Group.FAILED)
-    if result.status is CaseStatus.OK and borderline(result.score, centre):
+    if result.status is CaseStatus.OK and borderline(result.score, centre, band):
         groups.add(Group.BORDERLINE)
     if panel_disagrees(result) or tiers_disagree(result):
         groups.add(Group.DISAGREEMENT)
@@ -216,6 +218,7 @@ def choose_cases(
     include: Sequence[Group],
     seed: int,
     pass_at: float | None = None,
+    band: float = 1.0,
 ) -> list[Pick]:
     """The sheet's cases, in results order: the stratified sample plus every case of the
     included groups, each case once with all its reasons.
@@ -224,7 +227,7 @@ def choose_cases(
     centre = borderline_centre(results, pass_at) if Group.BORDERLINE in include else None
     picks = []
     for result in results:
-        groups = groups_of(result, centre=centre)
+        groups = groups_of(result, centre=centre, band=band)
         reasons = [SAMPLE_REASON] * (result.id in sampled)
         reasons += [g.value for g in include if g in groups]
         if reasons:

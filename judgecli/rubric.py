@@ -55,6 +55,13 @@ class Scale(Strict):
     integer: bool = True
     """Whole-number scores only (a 1-4 scale); false for continuous ranges such as 0-1."""
 
+    @property
+    def borderline_band(self) -> float:
+        """How near the pass line a score is borderline: one point on a whole-number scale
+        (the last failing and the first passing score), a tenth of a continuous scale.
+        """
+        return 1.0 if self.integer else 0.1 * (self.max - self.min)
+
     @model_validator(mode="after")
     def _ordered(self) -> Self:
         if self.max <= self.min:

@@ -73,15 +73,16 @@ def export_command(
     recorded = recorded_inputs(info)
     run_hash = str(info.get("rubric", {}).get("hash"))
     loaded = load_scale_rubric(rubric or recorded.get("rubric"), run_hash, pairwise)
+    band = loaded.scale.borderline_band if loaded and loaded.scale else 1.0
     picks = review.choose_cases(results, sample=size, include=groups, seed=seed,
-                                pass_at=loaded.pass_at if loaded else None)  # fmt: skip
+                                pass_at=loaded.pass_at if loaded else None, band=band)  # fmt: skip
     if (
         review.Group.BORDERLINE in groups
         and not pairwise
         and (loaded is None or loaded.pass_at is None)
     ):
-        stderr.print("note: no rubric pass_at (see --rubric): borderline = within one point of "
-                     "the median score")  # fmt: skip
+        stderr.print(f"note: no rubric pass_at (see --rubric): borderline = within {band:g} "
+                     "of the median score")  # fmt: skip
     if pairwise:
         olds, news = old or recorded.get("old"), new or recorded.get("new")
         if olds is None or news is None:

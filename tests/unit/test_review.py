@@ -23,7 +23,7 @@ from judgecli.review import (
     stratified_sample,
     stratum_of,
 )
-from judgecli.rubric import RubricKind
+from judgecli.rubric import RubricKind, Scale
 from judgecli.store.sheets import SheetFormat, render_sheet, write_sheet
 from judgecli.verdict import Verdict
 
@@ -239,3 +239,17 @@ def test_bad_csv_sheets_name_file_and_line(write, text, message):
 def test_a_jsonl_sheet_with_null_labels_skips_them(write):
     path = write("sheet.jsonl", '{"id": "a", "label": null}\n{"id": "b", "label": 2}\n')
     assert [x.id for x in read_labels(path, SCALE)] == ["b"]
+
+
+@pytest.mark.parametrize(
+    ("score", "expected"), [(0.3, False), (0.59, False), (0.6, True), (0.79, True), (0.8, False)]
+)
+def test_borderline_on_a_continuous_scale_is_a_tenth_of_the_scale(score, expected):
+    # 0-1 scale, pass_at 0.7: band 0.1, as the --screen cascade's default rule has it.
+    band = Scale(min=0, max=1, integer=False).borderline_band
+    assert band == pytest.approx(0.1)
+    assert (Group.BORDERLINE in groups_of(scored("a", score), centre=0.7, band=band)) is expected
+
+
+def test_borderline_on_a_whole_number_scale_is_one_point():
+    assert Scale(min=1, max=5).borderline_band == 1.0
