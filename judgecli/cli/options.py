@@ -38,12 +38,12 @@ PriceOpt = Annotated[
 TemperatureOpt = Annotated[
     float | None,
     typer.Option("--temperature", min=0, max=2, rich_help_panel=JUDGE,
-                 help="Sampling temperature [default: rubric's, else 0]."),
+                 help="Sampling temperature (default: rubric's, else 0)."),
 ]  # fmt: skip
 MaxTokensOpt = Annotated[
     int | None,
     typer.Option("--max-tokens", min=1, rich_help_panel=JUDGE,
-                 help="Most tokens a judge reply may use [default: rubric's, else 1024]."),
+                 help="Most tokens a judge reply may use (default: rubric's, else 1024)."),
 ]  # fmt: skip
 JsonSchemaOpt = Annotated[
     bool | None,
@@ -56,7 +56,7 @@ JsonSchemaOpt = Annotated[
 ConcurrencyOpt = Annotated[
     int | None,
     typer.Option("--concurrency", "-c", envvar="JUDGE_CONCURRENCY", min=1, rich_help_panel=RUN,
-                 help="Calls in flight at most [default: 16]."),
+                 help="Calls in flight at most (default: 16)."),
 ]  # fmt: skip
 RpmOpt = Annotated[
     float | None,
@@ -72,17 +72,17 @@ MaxRetriesOpt = Annotated[
     int | None,
     typer.Option("--max-retries", min=0, rich_help_panel=RUN,
                  help="Retries of a transient error (429, 5xx, timeout) and re-asks of an "
-                 "invalid verdict [default: 4]."),
+                 "invalid verdict (default: 4)."),
 ]  # fmt: skip
 TimeoutOpt = Annotated[
     float | None,
     typer.Option("--timeout", min=0.001, rich_help_panel=RUN,
-                 help="Seconds one call may take [default: 120]."),
+                 help="Seconds one call may take (default: 120)."),
 ]  # fmt: skip
 OutOpt = Annotated[
     Path | None,
     typer.Option("--out", "-o", envvar="JUDGE_OUT", rich_help_panel=OUTPUT,
-                 help="Run directory [default: runs/<UTC time>-<command>-<rubric>]."),
+                 help="Run directory (default: runs/<UTC time>-<command>-<rubric>)."),
 ]  # fmt: skip
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", rich_help_panel=OUTPUT, help="No progress bar or tables.")

@@ -40,7 +40,7 @@ def export_command(
         typer.Option(
             "--format",
             metavar="csv|jsonl",
-            help="Sheet format [default: from --out's suffix, else csv].",
+            help="Sheet format (default: from --out's suffix, else csv).",
         ),
     ] = None,  # fmt: skip
     show_verdict: Annotated[

@@ -60,3 +60,15 @@ def test_a_keyless_local_server_works_without_openai_api_key(judge_server, tmp_p
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["n_ok"] == 1
     assert "authorization" in judge_server.requests[0].headers
+
+
+def test_help_shows_the_defaults_written_into_flag_texts(monkeypatch):
+    # Square brackets in a help text are rich markup: "[default: 16]" used to vanish.
+    from typer.testing import CliRunner
+
+    from judgecli.cli import app
+
+    monkeypatch.setenv("COLUMNS", "250")
+    text = CliRunner().invoke(app, ["score", "--help"]).stdout
+    for shown in ("(default: 16)", "(default: rubric's, else 0)", "(default: 120)"):
+        assert shown in text
