@@ -24,9 +24,11 @@ def list_command() -> ExitCode:
     from judgecli.rubric import library, load_rubric
 
     table = Table(title="rubric library")
-    for name in ("name", "kind", "scale", "requires"):
+    for name in ("name", "kind", "scale"):
         table.add_column(name, no_wrap=True)
-    table.add_column("description", ratio=1)
+    # On a narrow terminal the fixed columns would take every character the description has.
+    table.add_column("requires")
+    table.add_column("description", ratio=1, min_width=24)
     dirs = rubric_dirs()
     for path in library(dirs):
         r = load_rubric(path, dirs=dirs)
