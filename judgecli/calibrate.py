@@ -9,21 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
+from judgecli.cascade import tiered
 from judgecli.config import RunConfig
-from judgecli.dataset import Case, DatasetScan, iter_cases, scan_dataset, scan_labelled_cases
+from judgecli.dataset import DatasetScan, iter_cases, scan_dataset, scan_labelled_cases
 from judgecli.debias import FlipPolicy
 from judgecli.errors import InputError
 from judgecli.gate import GateResult, GateSpec, evaluate_gate, gate_dict
 from judgecli.grading import GradingPlan, grade_pairwise, grade_pointwise
-from judgecli.judge import JudgeClient
 from judgecli.labels import Label, LabelSpace
-from judgecli.pairs import Pair, PairScan, iter_pairs
+from judgecli.pairs import PairScan, iter_pairs
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.run import finish_run, judge_all
+from judgecli.run import finish_run, judge_all, now_iso
 from judgecli.stats.calibrate_summary import disagreements, summarize_calibration
 from judgecli.stats.summary import RunSummary, run_facts
 from judgecli.store import DISAGREEMENTS, RESULTS, RUN_INFO, RunStore, read_results
@@ -111,7 +110,7 @@ def calibrate_existing(
     store = RunStore.create(out, with_results=False)
     store.write_json(RUN_INFO, {
         "command": "calibrate", "argv": argv, "results": str(results_path),
-        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "started": now_iso(),
     })  # fmt: skip
     summary = summarize(
         results, labels, space,
@@ -139,21 +138,13 @@ def calibrate_by_judging(
     plan = GradingPlan.of(config, rubric, flip_policy=FlipPolicy.TIE)
     run_dir: Path
     if isinstance(items, PairScan):
-
-        async def grade_pair(client: JudgeClient, pair: Pair) -> CaseResult:
-            return await grade_pairwise(client, plan, pair)
-
         pairs = iter_pairs(items, requires=rubric.requires, field_map=config.field_map)
-        run_dir = judge_all(config, rubric, pairs, grade_pair, argv=argv, on_result=on_result,
-                            warnings=warnings)  # fmt: skip
+        run_dir = judge_all(config, rubric, pairs, tiered(grade_pairwise, plan, None), argv=argv,
+                            on_result=on_result, warnings=warnings)  # fmt: skip
     else:
-
-        async def grade_case(client: JudgeClient, case: Case) -> CaseResult:
-            return await grade_pointwise(client, plan, case)
-
         cases = iter_cases(items, requires=rubric.requires, field_map=config.field_map)
-        run_dir = judge_all(config, rubric, cases, grade_case, argv=argv, on_result=on_result,
-                            warnings=warnings)  # fmt: skip
+        run_dir = judge_all(config, rubric, cases, tiered(grade_pointwise, plan, None), argv=argv,
+                            on_result=on_result, warnings=warnings)  # fmt: skip
     results = list(read_results(run_dir / RESULTS))
     space = LabelSpace.of(rubric)
     summary = summarize(

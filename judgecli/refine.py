@@ -11,7 +11,7 @@ attempt in `judgements`, and every attempt (answer, verdict, feedback, spend) in
 from __future__ import annotations
 
 import string
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from judgecli.rubric import Rubric, RubricKind
 from judgecli.run import finish_run, judge_all
 from judgecli.stats.refine_summary import summarize_refine
 from judgecli.stats.summary import RunSummary, Usage
-from judgecli.store import RESULTS, RunStore
+from judgecli.store import RESULTS, RunStore, read_results
 
 ANSWERS = "answers.jsonl"
 TEMPLATE_FIELDS = ("answer", "feedback")
@@ -268,26 +268,14 @@ def case_result(plan: GradingPlan, case: Case, attempts: list[Attempt]) -> CaseR
 
 
 def attempts_of(result: CaseResult) -> list[Attempt]:
-    """A results line's attempts as models."""
-    return [Attempt.model_validate(a) for a in result.attempts or []]
-
-
-def read_refine_results(path: Path) -> Iterator[CaseResult]:
-    """A refine run's results.jsonl (complete: the run has closed it)."""
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                result = CaseResult.model_validate_json(line)
-                attempts_of(result)
-            except ValidationError as err:
-                problem = err.errors()[0]["msg"]
-                raise InputError(
-                    f"{path}:{number}: not a refine results line ({problem})",
-                    hint="resume a run that `judge refine` made",
-                ) from None
-            yield result
+    """A results line's attempts as models (InputError when the line is not a refine run's)."""
+    try:
+        return [Attempt.model_validate(a) for a in result.attempts or []]
+    except ValidationError as err:
+        raise InputError(
+            f"case {result.id!r}: not a refine results line ({err.errors()[0]['msg']})",
+            hint="resume a run that `judge refine` made",
+        ) from None
 
 
 def generation_usage(attempts: list[list[Attempt]]) -> Usage:
@@ -348,7 +336,7 @@ def refine_dataset(
     run_dir = judge_all(
         config, rubric, cases, refine, argv=argv, on_result=on_result, warnings=warnings
     )
-    results = list(read_refine_results(run_dir / RESULTS))
+    results = list(read_results(run_dir / RESULTS))
     by_id = {r.id: r for r in results}
     rows = [
         row
