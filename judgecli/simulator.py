@@ -8,11 +8,15 @@ labelled cases, it replays their labels with seeded noise instead
 (`judgecli.simulator_truth`), so agreement and calibration statistics are non-trivial.
 
 It also plays a misbehaving provider, so retries and rate limits are tested on the path
-users run: a server-side requests-per-minute limit (429 + ``Retry-After``), seeded shares
-of dropped connections, 500s, malformed verdicts, random 429s and truncated bodies (each
-request draws once, so each rate is exactly its share and a retry can succeed), added
-latency, and a script (`SimulatorServer.enqueue`, `fail_next`, `drop_next`,
-`truncate_next`) that takes precedence over all of those and is consumed in arrival order.
+users run: a server-side request limit over a sliding window (429 + ``Retry-After``, with
+OpenAI's ``x-ratelimit-*`` headers; `judgecli.simulator_rate`), seeded shares of dropped
+connections, 500s, malformed verdicts, random 429s and truncated bodies (each request draws
+once, so each rate is exactly its share and a retry can succeed), added latency, and a
+script (`SimulatorServer.enqueue`, `fail_next`, `drop_next`, `truncate_next`) that takes
+precedence over all of those and is consumed in arrival order. And it plays real judges and
+servers: reply styles (`judgecli.simulator_styles`: think blocks, reasoning_content, fenced
+JSON, prose, cut-off replies) and the ``response_format`` types a server accepts
+(`judgecli.simulator_formats`: llama-cpp-python's 500 on ``json_schema``, and others).
 
 Only chat completions are scripted, rate limited and recorded; ``GET /v1/models`` and
 ``GET /health`` always answer.
@@ -21,23 +25,18 @@ Only chat completions are scripted, rate limited and recorded; ``GET /v1/models`
 from __future__ import annotations
 
 import asyncio
-import collections
-import hashlib
-import itertools
-import json
-import math
-import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Self
 
 from aiohttp import web
 
-from judgecli.simulator_config import Fault, RecordedRequest, SimulatorConfig
-from judgecli.simulator_truth import load_truth
-from judgecli.simulator_verdicts import MALFORMED_CONTENT, verdict_content
+from judgecli.simulator_config import Fault, JudgeSettings, RecordedRequest, SimulatorConfig
+from judgecli.simulator_rate import StatusBin, status_bins
+from judgecli.simulator_state import DROPPED, Action, ServerState
+from judgecli.simulator_styles import StyledReply, style_reply
+from judgecli.simulator_verdicts import find_schema, verdict_content
 from judgecli.simulator_wire import (
     completion_body,
     error_body,
@@ -46,129 +45,19 @@ from judgecli.simulator_wire import (
     truncated_body,
 )
 
-__all__ = ["Fault", "RecordedRequest", "SimulatorConfig", "SimulatorServer", "serve_forever"]
+__all__ = [
+    "Fault", "RecordedRequest", "SimulatorConfig", "SimulatorServer", "StatusBin", "serve_forever"
+]  # fmt: skip
 
 # Long enough for an in-flight reply to finish, short enough that stop() never hangs a test.
 _SHUTDOWN_TIMEOUT_S = 1.0
-_WINDOW_S = 60.0
 _JSON = "application/json"
-_DROPPED = 0
-
-
-@dataclass(frozen=True)
-class _Action:
-    """How to answer one request.
-
-    ``status`` is 200 for a reply (``content=None``: compute the verdict; ``truncated``:
-    send the first half of its body), `_DROPPED` to close the connection, or the error
-    status to send with ``body`` and ``retry_after``. ``fault`` is what the draw chose.
-    """
-
-    status: int = 200
-    content: str | None = None
-    body: str | None = None
-    retry_after: float | None = None
-    truncated: bool = False
-    fault: Fault | None = None
-
-
-class _State:
-    """Script, rate window and records shared by the handlers (loop thread) and tests."""
-
-    def __init__(self, config: SimulatorConfig) -> None:
-        self.config = config
-        # Read before listening, so a bad truth file fails start() with its file:line.
-        self.truth = (
-            None if config.truth_file is None else load_truth(config.truth_file, config.truth_field)
-        )
-        self.lock = threading.Lock()
-        self.script: collections.deque[_Action] = collections.deque()
-        self.records: list[RecordedRequest] = []
-        self.window: collections.deque[float] = collections.deque()
-        self.attempts: collections.Counter[str] = collections.Counter()
-        random_429 = error_body(429, "simulated rate limit: a random share of requests")
-        wait = config.rate_limit_retry_after_s
-        self.fault_actions = {
-            Fault.DROP: _Action(_DROPPED, fault=Fault.DROP),
-            Fault.ERROR: _Action(500, body=error_body(500), fault=Fault.ERROR),
-            Fault.MALFORMED: _Action(content=MALFORMED_CONTENT, fault=Fault.MALFORMED),
-            Fault.RATE_LIMIT: _Action(
-                429, body=random_429, retry_after=wait, fault=Fault.RATE_LIMIT
-            ),
-            Fault.TRUNCATE: _Action(truncated=True, fault=Fault.TRUNCATE),
-        }
-        # Loop-thread only from here on: no lock needed.
-        self.jitter = random.Random(config.seed)
-        self.ids = itertools.count(1)
-
-    def plan(self, body: dict[str, Any], now: float) -> _Action:
-        """Decide the reply at arrival: script, then rpm limit, then seeded faults."""
-        with self.lock:
-            if self.script:
-                action = self.script.popleft()
-                self._count(now)
-                return action
-            limited = self._over_rpm(now)
-            if limited is not None:
-                return limited
-            self._count(now)
-            return self._fault(body)
-
-    def clear(self) -> None:
-        """Forget the script, the records, the rate window and the fault attempt counts."""
-        with self.lock:
-            self.script.clear()
-            self.records.clear()
-            self.window.clear()
-            self.attempts.clear()
-
-    def _count(self, now: float) -> None:
-        if self.config.rpm is not None:
-            self.window.append(now)
-
-    def _over_rpm(self, now: float) -> _Action | None:
-        rpm = self.config.rpm
-        if rpm is None:
-            return None
-        while self.window and self.window[0] <= now - _WINDOW_S:
-            self.window.popleft()
-        if len(self.window) < rpm:
-            return None
-        wait = max(0.1, math.ceil((self.window[0] + _WINDOW_S - now) * 10) / 10)
-        body = error_body(429, f"simulated rate limit: {rpm} requests per minute")
-        return _Action(429, body=body, retry_after=wait)
-
-    def _fault(self, body: dict[str, Any]) -> _Action:
-        if not any(self.config.fault_rates.values()):
-            return _Action()
-        digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-        # The attempt number is in the key so a retry of a failed request can succeed,
-        # while a rerun of the same request sequence fails in exactly the same places.
-        self.attempts[digest] += 1
-        fault = self.config.draw_fault(f"{self.attempts[digest]}\x1f{digest}")
-        return _Action() if fault is None else self.fault_actions[fault]
-
-    def record(
-        self, request: web.Request, body: dict[str, Any], now: float, action: _Action
-    ) -> None:
-        headers = {k.lower(): v for k, v in request.headers.items()}
-        entry = RecordedRequest(
-            time=now, model=str(body.get("model") or ""), body=body, headers=headers,
-            status=action.status, fault=action.fault,
-        )  # fmt: skip
-        with self.lock:
-            self.records.append(entry)
-
-    def delay(self) -> float:
-        cfg = self.config
-        jitter = self.jitter.uniform(-1, 1) * cfg.latency_jitter_ms if cfg.latency_jitter_ms else 0
-        return max(0.0, cfg.latency_ms + jitter) / 1000
 
 
 class _Handlers:
-    """The aiohttp handlers over one `_State`."""
+    """The aiohttp handlers over one `ServerState`."""
 
-    def __init__(self, state: _State) -> None:
+    def __init__(self, state: ServerState) -> None:
         self.state = state
 
     async def chat(self, request: web.Request) -> web.StreamResponse:
@@ -176,48 +65,64 @@ class _Handlers:
         now = time.monotonic()
         body, problem = parse_request(raw)
         if problem is not None:
-            self.state.record(request, body, now, _Action(400))
+            self.state.record(request, body, now, Action(400))
             return web.Response(status=400, text=error_body(400, problem), content_type=_JSON)
-        action = self.state.plan(body, now)
+        judge = self.state.config.settings_for(str(body.get("model") or ""))  # its profile
+        action, headers = self.state.plan(body, now, judge)
         self.state.record(request, body, now, action)
         delay = self.state.delay()
         if delay:
             await asyncio.sleep(delay)
-        return self._answer(request, body, action)
+        return self._answer(request, body, action, headers, judge)
 
-    def _answer(self, request: web.Request, body: dict[str, Any], action: _Action) -> web.Response:
-        if action.status == _DROPPED:
+    def _answer(
+        self,
+        request: web.Request,
+        body: dict[str, Any],
+        action: Action,
+        headers: dict[str, str],
+        judge: JudgeSettings,
+    ) -> web.Response:
+        if action.status == DROPPED:
             if request.transport is not None:
                 request.transport.abort()
             # Never written: the transport is gone, so the client sees a closed connection.
             return web.Response(status=204)
         if action.status != 200:
             text = action.body if action.body is not None else error_body(action.status)
-            headers = {}
             if action.retry_after is not None:
-                headers["Retry-After"] = retry_after_header(action.retry_after)
+                headers = {**headers, "Retry-After": retry_after_header(action.retry_after)}
             content_type = _JSON if text.lstrip().startswith("{") else "text/plain"
             return web.Response(
                 status=action.status, text=text, headers=headers, content_type=content_type
             )
-        cfg = self.state.config
-        content = action.content
-        if content is None:
-            judge = cfg.settings_for(str(body.get("model") or ""))  # its profile, if it has one
-            content = verdict_content(
-                body,
-                seed=cfg.seed,
-                position_bias=judge.position_bias,
-                length_bias=judge.length_bias,
-                truth=self.state.truth,
-                noise=judge.noise,
-            )
-        completion = completion_body(body, content, next(self.state.ids))
+        # Scripted and malformed content is sent exactly as given, unstyled.
+        reply = (
+            StyledReply(action.content) if action.content is not None else self._reply(body, judge)
+        )
+        completion = completion_body(body, reply, next(self.state.ids))
         if action.truncated:
             # A bytes body gets its own Content-Length: the client reads every byte sent,
             # then fails to parse them (unlike a drop, which it sees as a broken connection).
-            return web.Response(body=truncated_body(completion), content_type=_JSON)
-        return web.json_response(completion)
+            return web.Response(
+                body=truncated_body(completion), headers=headers, content_type=_JSON
+            )
+        return web.json_response(completion, headers=headers)
+
+    def _reply(self, body: dict[str, Any], judge: JudgeSettings) -> StyledReply:
+        """The verdict, computed as always, worded in the judge's style."""
+        # A server that ignores response_format never shows it to the model.
+        seen = body if judge.formats.enforced else _without(body, "response_format")
+        content = verdict_content(
+            seen,
+            seed=self.state.config.seed,
+            position_bias=judge.position_bias,
+            length_bias=judge.length_bias,
+            truth=self.state.truth,
+            noise=judge.noise,
+        )
+        constrained = judge.formats.constrains(body)
+        return style_reply(judge.style, content, constrained=constrained, schema=find_schema(seen))
 
     async def models(self, request: web.Request) -> web.Response:
         model = {"id": "sim", "object": "model", "created": 0, "owned_by": "judgecli-simulator"}
@@ -227,7 +132,11 @@ class _Handlers:
         return web.Response(text="ok")
 
 
-def _make_app(state: _State) -> web.Application:
+def _without(body: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in body.items() if k != key}
+
+
+def _make_app(state: ServerState) -> web.Application:
     handlers = _Handlers(state)
     app = web.Application()
     app.router.add_post("/v1/chat/completions", handlers.chat)
@@ -236,7 +145,7 @@ def _make_app(state: _State) -> web.Application:
     return app
 
 
-async def _start_runner(state: _State) -> tuple[web.AppRunner, int]:
+async def _start_runner(state: ServerState) -> tuple[web.AppRunner, int]:
     """Start listening; return the runner (to clean up) and the bound port."""
     # No access log: formatting a line per request is measurable at benchmark rates.
     runner = web.AppRunner(_make_app(state), access_log=None, shutdown_timeout=_SHUTDOWN_TIMEOUT_S)
@@ -248,6 +157,7 @@ async def _start_runner(state: _State) -> tuple[web.AppRunner, int]:
         await runner.cleanup()
         raise
     port = int(runner.addresses[0][1])
+    state.restart()
     return runner, port
 
 
@@ -260,7 +170,7 @@ async def serve_forever(
         config: Where to listen and how to misbehave.
         on_ready: Called once with the base URL (``http://HOST:PORT``) when listening.
     """
-    runner, port = await _start_runner(_State(config))
+    runner, port = await _start_runner(ServerState(config))
     try:
         if on_ready is not None:
             on_ready(f"http://{config.host}:{port}")
@@ -280,7 +190,7 @@ class SimulatorServer:
 
     def __init__(self, config: SimulatorConfig | None = None) -> None:
         self.config = config or SimulatorConfig()
-        self._state = _State(self.config)
+        self._state = ServerState(self.config)
         self._port: int | None = None
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -356,7 +266,7 @@ class SimulatorServer:
 
     def enqueue(self, content: str) -> None:
         """Make the next scripted chat completion reply (HTTP 200) with exactly ``content``."""
-        self._push([_Action(content=content)])
+        self._push([Action(content=content)])
 
     def fail_next(
         self,
@@ -376,24 +286,41 @@ class SimulatorServer:
         """
         if not 400 <= status <= 599:
             raise ValueError(f"fail_next needs an error status (400..599), got {status}")
-        action = _Action(status, body=body, retry_after=retry_after)
+        action = Action(status, body=body, retry_after=retry_after)
         self._push([action] * count)
 
     def drop_next(self, count: int = 1) -> None:
         """Close the connection of the next ``count`` scripted requests without a reply."""
-        self._push([_Action(_DROPPED)] * count)
+        self._push([Action(DROPPED)] * count)
 
     def truncate_next(self, count: int = 1) -> None:
         """Answer the next ``count`` scripted requests with the first half of their body."""
-        self._push([_Action(truncated=True)] * count)
+        self._push([Action(truncated=True)] * count)
 
     def reset(self) -> None:
-        """Forget the script, the recorded requests and the rpm window.
+        """Forget the script and the recorded requests; restart the clock and the rpm window
+        (full again with `SimulatorConfig.rate_limit_prefill`).
 
         Tests share one server per session and call this between tests.
         """
         self._state.clear()
 
-    def _push(self, actions: list[_Action]) -> None:
+    @property
+    def started(self) -> float:
+        """`time.monotonic()` when the server started listening or was last reset: the
+        origin of `status_bins`, and the moment a prefilled rate window was full.
+        """
+        with self._state.lock:
+            return self._state.started
+
+    def status_bins(self, bin_s: float = 1.0) -> list[StatusBin]:
+        """How many 200s, 429s and other outcomes each ``bin_s`` slot since `started` saw.
+
+        For tests of client-side pacing, e.g. "after the first window, no more 429s".
+        """
+        with self._state.lock:
+            return status_bins(self._state.records, self._state.started, bin_s)
+
+    def _push(self, actions: list[Action]) -> None:
         with self._state.lock:
             self._state.script.extend(actions)

@@ -8,9 +8,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from judgecli.errors import ConfigError
+from judgecli.simulator_formats import ResponseFormats, parse_formats, requested_type
+from judgecli.simulator_styles import ReplyStyle
 
 
 class Fault(StrEnum):
@@ -38,10 +40,20 @@ class JudgeProfile(BaseModel):
     """Pairwise: this judge's probability of preferring answer A when unsure."""
     length_bias: float | None = Field(default=None, ge=0, le=1)
     """Pairwise: this judge's probability of preferring the longer answer when unsure."""
+    style: ReplyStyle | None = None
+    """How this judge words its verdict (`judgecli.simulator_styles`)."""
+    formats: ResponseFormats | None = None
+    """The ``response_format`` types this judge's server accepts; a preset name or
+    ``type+type`` string is parsed (`judgecli.simulator_formats`)."""
+
+    @field_validator("formats", mode="before")
+    @classmethod
+    def _parse_formats(cls, value: object) -> object:
+        return parse_formats(value) if isinstance(value, str) else value
 
 
 class JudgeSettings(BaseModel):
-    """The noise and biases one request is answered with: its profile over the globals."""
+    """The settings one request is answered with: its profile over the server-wide values."""
 
     model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
@@ -51,11 +63,16 @@ class JudgeSettings(BaseModel):
     """Pairwise: probability of preferring answer A when unsure."""
     length_bias: float
     """Pairwise: probability of preferring the longer answer when unsure."""
+    style: ReplyStyle
+    """How the verdict is worded."""
+    formats: ResponseFormats
+    """The ``response_format`` types accepted, and whether they are enforced."""
 
 
-_PROFILE_KEYS = {"noise": "noise", "position-bias": "position_bias", "length-bias": "length_bias"}
+_SHARE_KEYS = {"noise": "noise", "position-bias": "position_bias", "length-bias": "length_bias"}
 _PROFILE_HINT = (
-    "e.g. --profile cheap:noise=0.3,position-bias=0.4 (keys: noise, position-bias, length-bias)"
+    "e.g. --profile cheap:noise=0.3,style=think (keys: noise, position-bias, length-bias, "
+    "style, formats)"
 )
 
 
@@ -79,9 +96,36 @@ def parse_profiles(specs: list[str]) -> dict[str, JudgeProfile]:
     return profiles
 
 
-def _profile_setting(spec: str, pair: str) -> tuple[str, float]:
+def parse_server_settings(style: str, formats: str) -> tuple[ReplyStyle, ResponseFormats]:
+    """The `--style` and `--formats` flag values, parsed; ConfigError naming the bad one."""
+    return _style(style, "--style"), _formats(formats, "--formats")
+
+
+def _style(text: str, where: str, hint: str | None = None) -> ReplyStyle:
+    try:
+        return ReplyStyle(text)
+    except ValueError:
+        styles = ", ".join(ReplyStyle)
+        raise ConfigError(
+            f"{where}: style needs one of {styles}, not {text!r}",
+            hint=hint or f"e.g. {where} think",
+        ) from None
+
+
+def _formats(text: str, where: str, hint: str | None = None) -> ResponseFormats:
+    try:
+        return parse_formats(text)
+    except ValueError as err:
+        raise ConfigError(f"{where}: {err}", hint=hint or f"e.g. {where} llama-cpp") from None
+
+
+def _profile_setting(spec: str, pair: str) -> tuple[str, object]:
     key, sep, text = (part.strip() for part in pair.partition("="))
-    if key not in _PROFILE_KEYS:
+    if key == "style":
+        return "style", _style(text, f"--profile {spec!r}", _PROFILE_HINT)
+    if key == "formats":
+        return "formats", _formats(text, f"--profile {spec!r}", _PROFILE_HINT)
+    if key not in _SHARE_KEYS:
         raise ConfigError(f"--profile {spec!r}: unknown key {key!r}", hint=_PROFILE_HINT)
     try:
         value = float(text) if sep else math.nan
@@ -92,7 +136,7 @@ def _profile_setting(spec: str, pair: str) -> tuple[str, float]:
             f"--profile {spec!r}: {key} needs a value from 0 to 1, not {pair.strip()!r}",
             hint=_PROFILE_HINT,
         )
-    return _PROFILE_KEYS[key], value
+    return _SHARE_KEYS[key], value
 
 
 def _model_names(model: str) -> set[str]:
@@ -117,7 +161,16 @@ class SimulatorConfig(BaseModel):
     latency_jitter_ms: float = Field(default=0.0, ge=0)
     """Uniform +- jitter on the delay, drawn from a seeded RNG."""
     rpm: int | None = Field(default=None, gt=0)
-    """Requests per sliding 60 s window; over it the reply is 429 with Retry-After."""
+    """Requests per sliding window (`rate_limit_window_s`); over it the reply is 429 with
+    Retry-After."""
+    rate_limit_window_s: float = Field(default=60.0, gt=0)
+    """Length of the `rpm` window: 6 runs the dynamics of a per-minute limit 10x faster."""
+    rate_limit_prefill: bool = False
+    """Start (and reset) with the `rpm` window full, its entries spread evenly over the
+    previous window: a key another job has just used up; slots free at the steady rate."""
+    rate_limit_headers: bool = True
+    """With `rpm`: send OpenAI's ``x-ratelimit-{limit,remaining,reset}-requests`` headers on
+    every chat reply; off plays the many servers and proxies that send only Retry-After."""
     error_rate: float = Field(default=0.0, ge=0, le=1)
     """Share of requests answered with HTTP 500."""
     drop_rate: float = Field(default=0.0, ge=0, le=1)
@@ -141,9 +194,20 @@ class SimulatorConfig(BaseModel):
     """The key of `truth_file` that holds each case's true label."""
     noise: float = Field(default=0.0, ge=0, le=1)
     """With `truth_file`: probability of answering another valid value than the label (seeded)."""
+    style: ReplyStyle = ReplyStyle.JSON
+    """How verdicts are worded (`judgecli.simulator_styles`); the verdict itself is the same."""
+    formats: ResponseFormats = ResponseFormats()
+    """The ``response_format`` types accepted (`judgecli.simulator_formats`); a preset name
+    such as ``"llama-cpp"`` or a ``"json_object+text"`` string is parsed. Default: all."""
     profiles: dict[str, JudgeProfile] = Field(default_factory=dict)
     """Per-model judges by request ``model`` (``openai/cheap`` and ``cheap`` match each other);
-    other models get the server-wide `noise`, `position_bias` and `length_bias`."""
+    other models get the server-wide `noise`, `position_bias`, `length_bias`, `style` and
+    `formats`."""
+
+    @field_validator("formats", mode="before")
+    @classmethod
+    def _parse_formats(cls, value: object) -> object:
+        return parse_formats(value) if isinstance(value, str) else value
 
     @property
     def fault_rates(self) -> dict[Fault, float]:
@@ -157,7 +221,7 @@ class SimulatorConfig(BaseModel):
         }
 
     def settings_for(self, model: str) -> JudgeSettings:
-        """The noise and biases a request for ``model`` is answered with.
+        """The noise, biases, style and formats a request for ``model`` is answered with.
 
         An exact profile name wins; otherwise the first profile whose name matches once a
         provider prefix is stripped from either side; otherwise the server-wide values.
@@ -175,7 +239,41 @@ class SimulatorConfig(BaseModel):
                 self.position_bias if profile.position_bias is None else profile.position_bias
             ),
             length_bias=self.length_bias if profile.length_bias is None else profile.length_bias,
+            style=self.style if profile.style is None else profile.style,
+            formats=self.formats if profile.formats is None else profile.formats,
         )
+
+    def describe(self) -> list[str]:
+        """What this server does, in a few lines for `judge simulate`'s startup banner."""
+        latency = f"latency {self.latency_ms:g} ms" + (
+            f" ± {self.latency_jitter_ms:g} ms" if self.latency_jitter_ms else ""
+        )
+        limit = "no rate limit"
+        if self.rpm is not None:
+            per = "minute" if self.rate_limit_window_s == 60 else f"{self.rate_limit_window_s:g} s"
+            limit = f"rate limit {self.rpm} requests per {per}" + (
+                " (window full at start)" if self.rate_limit_prefill else ""
+            )
+            limit += ", x-ratelimit-* headers " + ("on" if self.rate_limit_headers else "off")
+        shares = [f"{fault.value} {rate:g}" for fault, rate in self.fault_rates.items() if rate]
+        faults = f"faults: {', '.join(shares)}" if shares else "no faults"
+        lines = [f"{latency}; {limit}; {faults}"]
+        lines.append(f"verdicts worded as {self.style}; response_format accepted: {self.formats}")
+        if self.truth_file is not None:
+            lines.append(
+                f"replaying the {self.truth_field!r} labels of {self.truth_file} with noise "
+                f"{self.noise:g}; other answers get text-feature verdicts"
+            )
+        for name, judge in self.profiles.items():
+            given = ", ".join(
+                f"{key.replace('_', '-')} {value:g}"
+                if isinstance(value, float)
+                else f"{key} {value}"
+                for key, value in judge
+                if value is not None
+            )
+            lines.append(f"requests for model {name!r} get {given or 'the defaults'}")
+        return lines
 
     def draw_fault(self, key: str) -> Fault | None:
         """The fault a request drawing with ``key`` gets (None: answer it normally).
@@ -199,6 +297,8 @@ class SimulatorConfig(BaseModel):
         if total > 1:
             names = " + ".join(f"{fault.value}_rate" for fault in Fault)
             raise ValueError(f"{names} must be at most 1, got {total:g}")
+        if self.rate_limit_prefill and self.rpm is None:
+            raise ValueError("rate_limit_prefill needs an rpm limit to fill")
         return self
 
 
@@ -219,3 +319,8 @@ class RecordedRequest(BaseModel):
     """The HTTP status answered; 0 when the connection was dropped."""
     fault: Fault | None = None
     """The seeded fault this request drew; None for a clean reply, the script or `rpm`."""
+
+    @property
+    def response_format(self) -> str | None:
+        """The request's ``response_format.type`` ("" when malformed), None without one."""
+        return requested_type(self.body)

@@ -113,10 +113,18 @@ def read_transcript(messages: list[Any]) -> Transcript:
 
 
 def find_schema(body: dict[str, Any]) -> dict[str, Any] | None:
-    """Return the verdict JSON schema from ``response_format`` or from the prompt's json fence."""
+    """Return the verdict JSON schema from ``response_format`` or from the prompt's json fence.
+
+    ``response_format`` holds it as ``{"type": "json_schema", "json_schema": {"schema": ...}}``
+    (OpenAI) or as ``{"type": "json_object", "schema": ...}`` (llama-cpp-python's server).
+    """
     response_format = body.get("response_format")
-    if isinstance(response_format, dict) and response_format.get("type") == "json_schema":
-        schema = (response_format.get("json_schema") or {}).get("schema")
+    if isinstance(response_format, dict):
+        kind = response_format.get("type")
+        if kind == "json_schema":
+            schema = (response_format.get("json_schema") or {}).get("schema")
+        else:
+            schema = response_format.get("schema") if kind == "json_object" else None
         if isinstance(schema, dict):
             return schema
     messages = body.get("messages") or []
@@ -292,6 +300,15 @@ def _pick_winner(
     return values[min(position, len(values) - 1)]
 
 
+def _numeric(values: Any) -> bool:
+    """Whether an enum lists numbers only (not bools, which JSON keeps apart)."""
+    return (
+        isinstance(values, list)
+        and bool(values)
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+    )
+
+
 def _fill_number(
     node: dict[str, Any], q: float, *, integer: bool, truth: TruthAnswer | None
 ) -> float | int:
@@ -309,6 +326,10 @@ def _fill_number(
 def _fill(name: str, node: Any, root: dict[str, Any], judgement: Judgement, criterion: str) -> Any:
     node = _resolve(node, root)
     values = node.get("enum")
+    if _numeric(values) and _type_of(node) in ("integer", "number"):
+        # A scale written as its points (judge's integer scales): fill it as the range.
+        node = {**node, "minimum": min(values), "maximum": max(values)}
+        values = None
     if isinstance(values, list) and values:
         if name.lower() == "winner" and judgement.transcript.pairwise:
             return _pick_winner(values, judgement.winner(criterion), judgement, criterion)

@@ -9,6 +9,7 @@ import math
 import time
 from typing import Any
 
+from judgecli.simulator_styles import StyledReply
 from judgecli.simulator_verdicts import message_text
 
 
@@ -17,15 +18,19 @@ def _tokens(chars: int) -> int:
     return max(1, math.ceil(chars / 4))
 
 
-def completion_body(body: dict[str, Any], content: str, number: int) -> dict[str, Any]:
-    """Wrap reply ``content`` in an OpenAI chat completion object with estimated usage."""
+def completion_body(body: dict[str, Any], reply: StyledReply, number: int) -> dict[str, Any]:
+    """Wrap ``reply`` in an OpenAI chat completion object with estimated usage.
+
+    Its reasoning, if any, goes in ``message.reasoning_content`` as vLLM's reasoning parsers
+    put it, and counts as completion tokens, as reasoning models bill it.
+    """
     prompt_chars = sum(len(message_text(m)) for m in body.get("messages") or [])
-    prompt_tokens, completion_tokens = _tokens(prompt_chars), _tokens(len(content))
-    choice = {
-        "index": 0,
-        "message": {"role": "assistant", "content": content},
-        "finish_reason": "stop",
-    }
+    generated = len(reply.content) + len(reply.reasoning or "")
+    prompt_tokens, completion_tokens = _tokens(prompt_chars), _tokens(generated)
+    message = {"role": "assistant", "content": reply.content}
+    if reply.reasoning is not None:
+        message["reasoning_content"] = reply.reasoning
+    choice = {"index": 0, "message": message, "finish_reason": reply.finish_reason}
     return {
         "id": f"chatcmpl-sim-{number}",
         "object": "chat.completion",

@@ -2,8 +2,9 @@
 
 Its verdicts are fake: text features and seeded hashes, or, with `--truth FILE`, the labels
 of that file replayed with `--noise` for the answers it holds. Never a language model.
-`--profile` makes one server play several judges of different quality, told apart by the
-request's model (a noisy screen and a sharp judge for a cascade).
+`--style` and `--formats` make it answer as real judges and servers do (think blocks, prose,
+llama-cpp-python refusing json_schema); `--profile` gives one model name its own settings,
+so one server plays several judges at once (a noisy screen and a sharp judge for a cascade).
 """
 
 from __future__ import annotations
@@ -11,87 +12,112 @@ from __future__ import annotations
 import asyncio
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from judgecli.cli import app, exits_with_code, stderr
 from judgecli.errors import ConfigError, ExitCode
 
+# Panels keep each options table narrow enough that no flag name is cut at 80 columns.
+_LIMIT, _FAULTS, _JUDGES = "Rate limit", "Faults", "Judges"
 
-@app.command("simulate")
+
+def _option(text: str, panel: str | None = None, *names: str, **settings: Any) -> Any:
+    return typer.Option(*names, help=text, rich_help_panel=panel, **settings)
+
+
+def _share(text: str, panel: str = _FAULTS, metavar: str = "SHARE") -> Any:
+    return _option(text, panel, min=0, max=1, metavar=metavar)
+
+
+_Port = Annotated[int, _option("Port on 127.0.0.1 (0 picks a free one).", metavar="N")]
+_Seed = Annotated[int, _option("Seed of the deterministic verdicts.", metavar="N")]
+_Latency = Annotated[float, _option("Delay before each reply.", min=0, metavar="MS")]
+_Rpm = Annotated[int | None, _option("Answer 429 above N requests per window.", _LIMIT, min=1,
+                                     metavar="N")]  # fmt: skip
+_Window = Annotated[float, _option("Length of the --rpm window; 6 runs a per-minute limit 10x "
+                                   "faster.", _LIMIT, metavar="SECONDS")]  # fmt: skip
+_Prefill = Annotated[bool, _option("Start with the --rpm window full, as if another job had "
+                                   "just used the key.", _LIMIT, "--rate-limit-prefill",
+                                   show_default=False)]  # fmt: skip
+# One flag, not a --x/--no-x pair: the pair's second column would squeeze the help to 80.
+_NoHeaders = Annotated[bool, _option("Send no x-ratelimit-* headers with --rpm, only "
+                                     "Retry-After.", _LIMIT, "--no-rate-limit-headers",
+                                     show_default=False)]  # fmt: skip
+_RetryAfter = Annotated[float, _option("Retry-After of the random 429s.", _LIMIT, min=0,
+                                       metavar="SECONDS")]  # fmt: skip
+_Style = Annotated[str, _option("How verdicts are worded: json, think, think-unopened, "
+                                "reasoning-content, fenced, prose or truncated.", _JUDGES,
+                                metavar="STYLE")]  # fmt: skip
+_Formats = Annotated[str, _option("response_format types accepted: all, llama-cpp, none, ignored, "
+                                  "or types joined by + (json_schema, json_object, text).",
+                                  _JUDGES, metavar="SPEC")]  # fmt: skip
+_Truth = Annotated[Path | None, _option("JSONL cases with true labels (e.g. datasets/labels.jsonl):"
+                                        " the answers it holds get their label. Pointwise and "
+                                        "binary rubrics.", _JUDGES, metavar="FILE")]  # fmt: skip
+_TruthField = Annotated[str, _option("The key holding the label in the --truth file.", _JUDGES,
+                                     metavar="NAME")]  # fmt: skip
+_Profile = Annotated[list[str] | None, _option(
+    "Repeatable: the judge model NAME plays; keys noise, position-bias, length-bias, style, "
+    "formats, e.g. --profile r1:style=think --profile local:formats=llama-cpp.",
+    _JUDGES, metavar="NAME:K=V,...")]  # fmt: skip
+_HELP = (
+    "Serve fake, deterministic judge verdicts on 127.0.0.1 — NOT a language model.\n\n"
+    "It answers /v1/chat/completions with JSON that fits the rubric's schema, scored by simple "
+    "text features and a seeded hash; with --truth it replays the labels of a file instead, "
+    "wrong with probability --noise. --style and --formats play real judges and servers "
+    "(think blocks, prose, llama-cpp-python refusing json_schema); --profile gives one model "
+    "name its own settings. For offline demos and tests, never for real grading."
+)
+
+
+@app.command("simulate", help=_HELP)
 @exits_with_code
 def simulate_command(
-    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = 8765,
-    seed: Annotated[int, typer.Option(help="Seed of the deterministic verdicts.")] = 0,
-    latency_ms: Annotated[float, typer.Option(min=0, help="Delay before each reply.")] = 0.0,
-    rpm: Annotated[int | None, typer.Option(min=1, help="Answer 429 above this rate.")] = None,
-    error_rate: Annotated[float, typer.Option(min=0, max=1, help="Share of HTTP 500s.")] = 0.0,
-    drop_rate: Annotated[
-        float, typer.Option(min=0, max=1, help="Share of connections dropped without reply.")
-    ] = 0.0,
-    malformed_rate: Annotated[
-        float, typer.Option(min=0, max=1, help="Share of replies that are not valid JSON.")
-    ] = 0.0,
-    rate_limit_rate: Annotated[
-        float, typer.Option(min=0, max=1, help="Share of random 429s (apart from --rpm).")
-    ] = 0.0,
-    rate_limit_retry_after: Annotated[
-        float, typer.Option(min=0, metavar="SECONDS", help="Retry-After of those random 429s.")
-    ] = 1.0,
-    truncate_rate: Annotated[
-        float, typer.Option(min=0, max=1, help="Share of replies whose body is cut in half.")
-    ] = 0.0,
-    position_bias: Annotated[
-        float, typer.Option(min=0, max=1, help="Pairwise: prefers answer A this often when unsure.")
-    ] = 0.0,
-    length_bias: Annotated[
-        float, typer.Option(min=0, max=1, help="Pairwise: prefers the longer answer this often.")
-    ] = 0.0,
-    truth: Annotated[
-        Path | None,
-        typer.Option(
-            "--truth",
-            metavar="FILE",
-            help="JSONL cases with true labels (e.g. datasets/labels.jsonl): the answers it holds "
-            "get their label instead of a text-feature verdict. Pointwise and binary rubrics.",
-        ),
-    ] = None,
-    truth_field: Annotated[
-        str, typer.Option(metavar="NAME", help="The key holding the label in the --truth file.")
-    ] = "label",
-    noise: Annotated[
-        float,
-        typer.Option(
-            min=0, max=1, help="With --truth: probability of answering another value (seeded)."
-        ),
-    ] = 0.0,
-    profile: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--profile",
-            metavar="NAME:KEY=VALUE,...",
-            help="Repeatable: the judge a request for model NAME plays, keys noise, position-bias, "
-            "length-bias, e.g. --profile cheap:noise=0.3 --profile sharp:noise=0.02.",
-        ),
-    ] = None,
-) -> ExitCode:
-    """Serve fake, deterministic judge verdicts on 127.0.0.1 — NOT a language model.
-
-    It answers /v1/chat/completions with JSON that fits the rubric's schema, scored by simple
-    text features and a seeded hash; with --truth it replays the labels of a file instead,
-    wrong with probability --noise. --profile gives a model name its own noise and biases,
-    so one server plays a cheap and a strong judge at once. For offline demos and tests, never
-    for real grading.
-    """
+    port: _Port = 8765,
+    seed: _Seed = 0,
+    latency_ms: _Latency = 0.0,
+    rpm: _Rpm = None,
+    rate_limit_window: _Window = 60.0,
+    rate_limit_prefill: _Prefill = False,
+    hide_rate_limit_headers: _NoHeaders = False,
+    rate_limit_rate: Annotated[float, _share("Share of random 429s, besides --rpm.", _LIMIT)] = 0.0,
+    rate_limit_retry_after: _RetryAfter = 1.0,
+    error_rate: Annotated[float, _share("Share of HTTP 500s.")] = 0.0,
+    drop_rate: Annotated[float, _share("Share of connections dropped without reply.")] = 0.0,
+    malformed_rate: Annotated[float, _share("Share of replies that are not JSON.")] = 0.0,
+    truncate_rate: Annotated[float, _share("Share of replies whose body is cut in half.")] = 0.0,
+    style: _Style = "json",
+    formats: _Formats = "all",
+    position_bias: Annotated[float, _share("Pairwise: prefers answer A this often when unsure.",
+                                           _JUDGES, "P")] = 0.0,
+    length_bias: Annotated[float, _share("Pairwise: prefers the longer answer this often.",
+                                         _JUDGES, "P")] = 0.0,
+    truth: _Truth = None,
+    truth_field: _TruthField = "label",
+    noise: Annotated[float, _share("With --truth: probability of answering another value.",
+                                   _JUDGES, "P")] = 0.0,
+    profile: _Profile = None,
+) -> ExitCode:  # fmt: skip
+    """Run the simulator in the foreground until Ctrl-C (its help is `_HELP`)."""
+    # Imported here so `judge --help` stays fast.
     from judgecli.simulator import SimulatorConfig, serve_forever
-    from judgecli.simulator_config import parse_profiles
+    from judgecli.simulator_config import parse_profiles, parse_server_settings
 
     profiles = parse_profiles(profile or [])
+    reply_style, accepted = parse_server_settings(style, formats)
     noisy = [f"--profile {name}:noise" for name, p in profiles.items() if p.noise]
     if (noise or noisy) and truth is None:
         flag = "--noise" if noise else noisy[0]
         raise ConfigError(f"{flag} needs --truth FILE", hint="e.g. --truth datasets/labels.jsonl")
+    if rate_limit_window <= 0:
+        raise ConfigError(
+            f"--rate-limit-window must be more than 0, not {rate_limit_window:g}",
+            hint="e.g. --rate-limit-window 6: a per-minute limit, 10x faster",
+        )
+    if rate_limit_prefill and rpm is None:
+        raise ConfigError("--rate-limit-prefill needs --rpm N", hint="e.g. --rpm 30")
     faults = {"--drop-rate": drop_rate, "--error-rate": error_rate,
               "--malformed-rate": malformed_rate, "--rate-limit-rate": rate_limit_rate,
               "--truncate-rate": truncate_rate}  # fmt: skip
@@ -106,21 +132,16 @@ def simulate_command(
         port=port, seed=seed, latency_ms=latency_ms, rpm=rpm, error_rate=error_rate,
         drop_rate=drop_rate, malformed_rate=malformed_rate, rate_limit_rate=rate_limit_rate,
         rate_limit_retry_after_s=rate_limit_retry_after, truncate_rate=truncate_rate,
-        position_bias=position_bias, length_bias=length_bias, truth_file=truth,
-        truth_field=truth_field, noise=noise, profiles=profiles,
+        rate_limit_window_s=rate_limit_window, rate_limit_prefill=rate_limit_prefill,
+        rate_limit_headers=not hide_rate_limit_headers, position_bias=position_bias,
+        length_bias=length_bias, truth_file=truth, truth_field=truth_field, noise=noise,
+        style=reply_style, formats=accepted, profiles=profiles,
     )  # fmt: skip
 
     def ready(url: str) -> None:
         stderr.print(f"judge simulator (fake verdicts, not a model) on {url}/v1 — Ctrl-C stops")
-        if truth is not None:
-            stderr.print(f"replaying the {truth_field!r} labels of {truth} with noise {noise:g}; "
-                         "other answers get text-feature verdicts")  # fmt: skip
-        for name, judge in profiles.items():
-            given = ", ".join(
-                f"{k.replace('_', '-')} {v:g}"
-                for k, v in judge.model_dump(exclude_none=True).items()
-            )
-            stderr.print(f"requests for model {name!r} get {given or 'the defaults'}")
+        for line in config.describe():
+            stderr.print(line)
         stderr.print(f"try: judge score datasets/example.jsonl --rubric helpfulness "
                      f"--model openai/sim --api-base {url}/v1")  # fmt: skip
 

@@ -991,3 +991,21 @@ def test_simulate_rejects_a_bad_profile_in_one_line_with_exit_2(args, message):
     assert message in run.stderr
     assert "hint:" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_an_integer_scale_sent_as_an_enum_of_its_points_is_filled_as_a_scale():
+    # judge sends integer scales as {"enum": [1, 2, 3, 4, 5]} (grammar-constrained servers
+    # enforce enums, not minimum/maximum); the simulator must still grade on the scale,
+    # not pick the first or second point like a binary label.
+    as_range = dict(POINTWISE_SCHEMA["properties"]["score"])
+    as_points = {"type": "integer", "enum": [1, 2, 3, 4, 5]}
+    scores = {}
+    for name, node in (("range", as_range), ("points", as_points)):
+        schema = {"type": "object", "properties": {"reasoning": {"type": "string"}, "score": node}}
+        scores[name] = [
+            json.loads(verdict_content(chat_body(f"Question: q{i}?\nAnswer: {answer}",
+                                                 schema=schema), seed=0))["score"]
+            for i, answer in enumerate([GOOD_ANSWER, EVASIVE_ANSWER] * 4)
+        ]  # fmt: skip
+    assert scores["points"] == scores["range"]
+    assert len(set(scores["points"])) > 1
