@@ -84,7 +84,8 @@ def strong_prices(models: list[ModelSettings]) -> dict[str, Price | None]:
     """Each judge's price: --price, else LiteLLM's map (imported only when needed)."""
     if all(m.price is not None for m in models):
         return {m.name: m.price for m in models}
-    from judgecli.judge import import_litellm, model_price
+    from judgecli.judge import import_litellm
+    from judgecli.preflight import model_price
 
     litellm = import_litellm()
     return {m.name: model_price(litellm, m) for m in models}

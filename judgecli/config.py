@@ -7,10 +7,12 @@ value that reaches this module as "given" came from one of those two; None means
 
 from __future__ import annotations
 
+import math
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
@@ -71,29 +73,35 @@ class ModelSettings(BaseModel):
 
 
 class FailureLimit(BaseModel):
-    """--max-failures: stop a clearly broken run (bad key, wrong model, endpoint down)."""
+    """--max-failures: how many cases may fail before a run's numbers stop standing for a
+    verdict. Over it the run is incomplete (exit 3) and its gate is not evaluated: an
+    outage or a judge that cannot answer is never a pass, and never a regression.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     count: int | None = None
-    """Stop once more than this many cases failed."""
+    """At most this many failed cases."""
     share: float | None = None
-    """Stop once more than this share of finished cases failed (after MIN_CASES cases)."""
+    """At most this share of the run's cases (rounded down)."""
 
-    MIN_CASES: ClassVar[int] = 10
-
-    def exceeded(self, failed: int, done: int) -> bool:
-        """Whether the run should stop now."""
-        if self.count is not None and failed > self.count:
-            return True
-        return self.share is not None and done >= self.MIN_CASES and failed > self.share * done
+    def allowed(self, total: int) -> int:
+        """The most failed cases a run of `total` cases may have."""
+        if self.count is not None:
+            return self.count
+        # The epsilon keeps 5% of 20 at 1 despite 0.05 * 20 = 0.9999...
+        return math.floor((self.share or 0.0) * total + 1e-9)
 
     def __str__(self) -> str:
         return f"{self.share:.0%}" if self.share is not None else str(self.count)
 
 
+DEFAULT_MAX_FAILURES = FailureLimit(share=0.05)
+"""A run may lose at most 5% of its cases (1 in 20) and still give a verdict."""
+
+
 def parse_failure_limit(text: str) -> FailureLimit:
-    """`--max-failures 20` (cases) or `--max-failures 10%` (of finished cases)."""
+    """`--max-failures 20` (cases) or `--max-failures 10%` (of the run's cases)."""
     value = text.strip()
     try:
         if value.endswith("%"):
@@ -105,6 +113,21 @@ def parse_failure_limit(text: str) -> FailureLimit:
     except ValueError:
         pass
     raise ConfigError(f"--max-failures {text!r} is not N or P%", hint="e.g. --max-failures 10%")
+
+
+def check_api_base(url: str) -> str:
+    """An --api-base that LiteLLM can call: http(s), a host; ConfigError naming the fix.
+    A missing /v1 cannot be known from here (some servers use other paths): a 404 on the
+    first call says so instead.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        fixed = url if "://" in url else f"http://{url}"
+        raise ConfigError(
+            f"--api-base {url!r} is not an http(s) URL",
+            hint=f"write it in full, e.g. --api-base {fixed}",
+        )
+    return url
 
 
 class RunConfig(BaseModel):
@@ -128,9 +151,11 @@ class RunConfig(BaseModel):
     field_map: dict[str, str] = Field(default_factory=dict)
     use_cache: bool = True
     max_cost: float | None = Field(default=None, gt=0)
-    max_failures: FailureLimit | None = None
+    max_failures: FailureLimit = DEFAULT_MAX_FAILURES
     resume: bool = False
     """Continue the run in `out` instead of starting a new one."""
+    force: bool = False
+    """Start over in `out`, replacing the judge run there (--force)."""
     retry_failed: bool = False
     """On resume, judge the cases that failed last time again."""
     screen: ModelSettings | None = None
@@ -175,6 +200,8 @@ def model_settings(
 ) -> list[ModelSettings]:
     """One ModelSettings per judge; a keyless local OpenAI-compatible server gets a dummy key."""
     parsed_price = parse_price(price) if price else None
+    if api_base is not None:
+        check_api_base(api_base)
     settings = []
     for name in names:
         if "/" not in name and api_base:
@@ -220,6 +247,7 @@ def build_run_config(
     max_failures: str | None = None,
     resume: Path | None = None,
     retry_failed: bool = False,
+    force: bool = False,
     screen: str | None = None,
     escalate: str | None = None,
     screen_price: str | None = None,
@@ -265,9 +293,10 @@ def build_run_config(
         field_map=field_map or {},
         use_cache=not no_cache,
         max_cost=max_cost,
-        max_failures=parse_failure_limit(max_failures) if max_failures else None,
+        max_failures=parse_failure_limit(max_failures) if max_failures else DEFAULT_MAX_FAILURES,
         resume=resume is not None,
         retry_failed=retry_failed,
+        force=force,
     )
 
 

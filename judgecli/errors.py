@@ -9,6 +9,7 @@
     + RunInterruptedError          Ctrl-C / SIGTERM
     + TooManyFailuresError         the failure policy stopped a run that is clearly broken
     + BudgetExceededError          the next call would pass --max-cost
+    + JudgeUnavailableError        the judge endpoint cannot serve the run (key, URL, server)
 
 Per-case problems are not exceptions that escape the runner: a JudgeCallError (transport,
 4xx/5xx after retries) or a VerdictError (unparseable or off-schema reply) becomes a
@@ -72,6 +73,9 @@ class RunIncompleteError(JudgeError):
     """The run stopped before every case was judged; results so far are kept."""
 
     exit_code = ExitCode.INCOMPLETE
+    drains: bool = False
+    """Whether the cases in flight are finished before the run stops (their calls are
+    paid for) rather than cancelled."""
 
 
 class RunInterruptedError(RunIncompleteError):
@@ -79,8 +83,18 @@ class RunInterruptedError(RunIncompleteError):
 
 
 class TooManyFailuresError(RunIncompleteError):
-    """So many cases failed that the run is clearly broken (bad key, wrong model, endpoint down)."""
+    """More cases failed than --max-failures allows: the run cannot end with a verdict."""
+
+    drains = True
 
 
 class BudgetExceededError(RunIncompleteError):
     """The next call would have passed the spending cap."""
+
+    drains = True
+
+
+class JudgeUnavailableError(RunIncompleteError):
+    """The judge endpoint cannot serve this run: a key, provider, URL or model problem, or
+    nothing listening. An outage, never a verdict: exit 3, not a failed gate.
+    """

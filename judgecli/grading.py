@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from judgecli.config import RunConfig
 from judgecli.dataset import Case
@@ -26,10 +27,12 @@ from judgecli.debias import (
 )
 from judgecli.judge import JudgeCallError, JudgeClient, JudgeReply, JudgeRequest, Message
 from judgecli.pairs import Pair
-from judgecli.prompt import build_messages, build_pair_messages, response_format
+from judgecli.prompt import build_messages, build_pair_messages, case_values, response_format
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order
 from judgecli.rubric import Rubric
 from judgecli.verdict import VerdictError, parse_verdict
+
+T = TypeVar("T")
 
 # How much of a bad reply is echoed back in the repair turn.
 REPAIR_ECHO_CHARS = 4000
@@ -131,6 +134,7 @@ async def ask_judge(
     first_request = request
     spend = Spend()
     raw: str | None = None
+    reasoning: str | None = None
     error = "no reply"
     for _ in range(plan.max_retries + 1):
         try:
@@ -140,7 +144,12 @@ async def ask_judge(
             return spend.judgement(model, order, raw=raw, error=err.reason)
         spend.add(reply)
         raw = reply.text
+        reasoning = reply.reasoning
         try:
+            if reply.finish_reason == "length":
+                # A reply cut off at max_tokens is not parsed, even when an early `{...}`
+                # happens to be complete: the judge had not finished saying what it meant.
+                raise VerdictError(cut_off(plan.max_tokens), reply.text)
             verdict = parse_verdict(reply.text, plan.rubric)
         except VerdictError as err:
             error = f"invalid verdict: {err.reason}"
@@ -149,19 +158,48 @@ async def ask_judge(
         # Keyed by the first request: a re-run asks that one, and must get this verdict
         # (even when it took a repair turn) without paying for the turns again.
         client.remember(first_request, reply)
-        return spend.judgement(model, order, raw=raw, verdict=verdict, cached=reply.cached)
+        return spend.judgement(
+            model, order, raw=raw, reasoning=reasoning, verdict=verdict, cached=reply.cached
+        )
     return spend.judgement(
-        model, order, raw=raw, error=f"{error} (after {plan.max_retries + 1} replies)"
+        model,
+        order,
+        raw=raw,
+        reasoning=reasoning,
+        error=f"{error} (after {plan.max_retries + 1} replies)",
     )
+
+
+def cut_off(max_tokens: int | None) -> str:
+    """The reason for a reply that hit the token limit (finish_reason "length")."""
+    limit = f" --max-tokens {max_tokens}" if max_tokens else " the token limit"
+    return (
+        f"the reply was cut off at{limit} (finish_reason: length); be brief, or raise --max-tokens"
+    )
+
+
+async def settle_all(calls: Iterable[Awaitable[T]]) -> list[T]:
+    """Await every call, and only then raise the first error among them: when one call
+    stops the run (the budget), its siblings' replies are already paid for, so they are
+    awaited and cached instead of cancelled mid-flight.
+    """
+    outcomes = await asyncio.gather(*calls, return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return cast(list[T], outcomes)
 
 
 async def grade_pointwise(client: JudgeClient, plan: GradingPlan, case: Case) -> CaseResult:
     """Grade one case with a pointwise or binary rubric, by every judge of the panel."""
     messages = build_messages(plan.rubric, case)
-    judgements = list(
-        await asyncio.gather(*(ask_judge(client, plan, model, messages) for model in plan.models))
-    )
-    common = {"id": case.id, "category": case.category, "rubric_hash": plan.rubric.content_hash}
+    judgements = await settle_all(ask_judge(client, plan, model, messages) for model in plan.models)
+    common = {
+        "id": case.id,
+        "category": case.category,
+        "rubric_hash": plan.rubric.content_hash,
+        "case": case_values(plan.rubric, case),
+    }
     failed = [j for j in judgements if j.verdict is None]
     if failed:
         error = "; ".join(f"{j.model}: {j.error}" for j in failed)
@@ -176,6 +214,14 @@ async def grade_pointwise(client: JudgeClient, plan: GradingPlan, case: Case) ->
         judgements=judgements,
         **common,
     )
+
+
+def pair_text(rubric: Rubric, pair: Pair) -> dict[str, str]:
+    """The pair's text as the judge saw it, with the answers named old and new."""
+    return case_values(rubric, pair.old) | {
+        "output_old": pair.old.output or "",
+        "output_new": pair.new.output or "",
+    }
 
 
 def single_order(case_id: str, seed: int) -> Order:
@@ -197,15 +243,14 @@ async def grade_pairwise(client: JudgeClient, plan: GradingPlan, pair: Pair) -> 
         for order in orders
     }
     asks = [(model, order) for model in plan.models for order in orders]
-    judgements = list(
-        await asyncio.gather(
-            *(ask_judge(client, plan, model, messages[order], order=order) for model, order in asks)
-        )
+    judgements = await settle_all(
+        ask_judge(client, plan, model, messages[order], order=order) for model, order in asks
     )
     common = {
         "id": pair.id,
         "category": pair.old.category or pair.new.category,
         "rubric_hash": plan.rubric.content_hash,
+        "case": pair_text(plan.rubric, pair),
         "lengths": {"old": len(pair.old.output or ""), "new": len(pair.new.output or "")},
         "judgements": judgements,
     }

@@ -4,36 +4,45 @@ LiteLLM is imported lazily (it takes ~3 s and would make `judge --help` slow) an
 the environment switches that keep it offline and quiet are set. Retries are ours, not
 LiteLLM's: its `num_retries` silently does nothing without tenacity, and with it retries
 400s and ignores Retry-After (ECOSYSTEM.md §1.3). So every call goes out with
-`max_retries=0` and this module owns backoff, Retry-After and the attempt budget.
+`max_retries=0` and this module decides, per failure (failures.classify), whether to retry,
+step down the response format (formats), pace (limits, pacing), or give up — and the
+circuit breaker (breaker) stops the whole run when the endpoint cannot serve it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import hashlib
+import importlib
 import json
 import logging
 import os
-import random
-import re
 import time
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from judgecli.config import ModelSettings, Price
-from judgecli.errors import ConfigError, JudgeError
-from judgecli.limits import BudgetGuard, Limits
+from judgecli.breaker import CallFailure, CircuitBreaker
+from judgecli.budget import BudgetGuard
+from judgecli.config import ModelSettings
+from judgecli.errors import JudgeError
+from judgecli.failures import Endpoint, FailureKind, classify, describe, from_provider
+from judgecli.formats import FormatLadder, FormatMode, wire_format
+from judgecli.limits import Limits
+from judgecli.pacing import backoff_s, rate_limit_info, retry_after_s
+from judgecli.preflight import model_price, required_price
 
 Message = dict[str, str]
 
-MAX_RETRY_AFTER_S = 120.0
-BACKOFF_BASE_S = 0.5
-BACKOFF_CAP_S = 30.0
+# A refused connection or an unknown host is retried this often (the server may be
+# starting), then the endpoint counts as unreachable.
+UNREACHABLE_RETRIES = 2
+# However patient 429 handling is while other calls get through, a call stops somewhere.
+MAX_CALLS_PER_REQUEST = 100
 
 
 class JudgeRequest(BaseModel):
@@ -46,6 +55,8 @@ class JudgeRequest(BaseModel):
     temperature: float = 0.0
     max_tokens: int | None = None
     response_format: dict[str, Any] | None = None
+    """The verdict schema in json_schema form; the client sends it in the model's current
+    FormatMode. The cache key uses this logical form, so a step down does not re-pay."""
 
     def key(self, api_base: str | None) -> str:
         """Canonical hash of the request: the identity of a call for caches and dedupe."""
@@ -67,6 +78,12 @@ class JudgeReply(BaseModel):
     attempts: int = 1
     cached: bool = False
     """Served from the reply cache: nothing was sent or paid."""
+    finish_reason: str | None = None
+    """Why generation stopped ("stop", "length" when max_tokens cut it off, ...)."""
+    reasoning: str | None = None
+    """A reasoning model's thinking, when the server returns it apart (reasoning_content)."""
+    format_mode: str | None = None
+    """The response format the reply was asked in (formats.FormatMode)."""
 
 
 class JudgeCallError(Exception):
@@ -82,7 +99,7 @@ class JudgeClient(Protocol):
     """What the runner needs from a judge; tests script it without a network."""
 
     def accepts_schema(self, model: str) -> bool:
-        """Whether to send the verdict schema as `response_format` to this model."""
+        """Whether to ask this model for the verdict schema as a response_format."""
         ...
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
@@ -115,69 +132,34 @@ def import_litellm() -> ModuleType:
     return litellm
 
 
-def model_price(litellm: ModuleType, settings: ModelSettings) -> Price | None:
-    """The model's price: the user's --price, else LiteLLM's bundled map, else None."""
-    if settings.price is not None:
-        return settings.price
-    try:
-        info = litellm.get_model_info(settings.name)
-    except Exception:  # noqa: BLE001 - LiteLLM raises several types for "not mapped"
-        return None
-    if not info or info.get("input_cost_per_token") is None:
-        return None
-    return Price(
-        input_per_mtok=float(info["input_cost_per_token"]) * 1e6,
-        output_per_mtok=float(info.get("output_cost_per_token") or 0.0) * 1e6,
-    )
-
-
-def required_price(litellm: ModuleType, settings: ModelSettings) -> Price:
-    """The model's price, or ConfigError: a budget cannot be kept without one."""
-    price = model_price(litellm, settings)
-    if price is None:
-        raise ConfigError(
-            f"--max-cost needs a price, and LiteLLM has none for {settings.name}",
-            hint="give one with --price IN,OUT (USD per million tokens)",
-        )
-    return price
-
-
-def check_prices(models: list[ModelSettings]) -> None:
-    """Raise ConfigError unless every model has a price (before a budgeted run starts)."""
-    litellm = import_litellm()
-    for settings in models:
-        required_price(litellm, settings)
-
-
-def retry_after_s(error: BaseException) -> float | None:
-    """Seconds a provider asked us to wait (`retry-after-ms` or `retry-after`, seconds or an
-    HTTP date), capped; None when it did not say.
+def warm_up() -> None:
+    """Import what the first call would otherwise import mid-flight: the OpenAI client loads
+    its resource modules (~1.2 s) on first use, which every call started with it waited for
+    and counted as latency.
     """
+    importlib.import_module("openai.resources")
+
+
+def response_headers(response: Any) -> Mapping[str, str]:
+    """The provider's HTTP headers of a reply (LiteLLM keeps them in its hidden params)."""
+    hidden = getattr(response, "_hidden_params", None) or {}
+    headers = hidden.get("additional_headers") or {}
+    return headers if isinstance(headers, Mapping) else {}
+
+
+def error_headers(error: BaseException) -> Mapping[str, str]:
+    """The provider's HTTP headers of a failed call, where LiteLLM or the SDK kept them."""
     headers = getattr(error, "litellm_response_headers", None)
     if headers is None:
-        response = getattr(error, "response", None)
-        headers = getattr(response, "headers", None)
-    if not headers:
-        return None
-    ms = headers.get("retry-after-ms")
-    value = headers.get("retry-after")
-    try:
-        if ms is not None:
-            return min(float(ms) / 1000.0, MAX_RETRY_AFTER_S)
-        if value is not None:
-            return min(max(float(value), 0.0), MAX_RETRY_AFTER_S)
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(str(value)) if value else None
-        if parsed is not None:
-            return min(max(parsed.timestamp() - time.time(), 0.0), MAX_RETRY_AFTER_S)
-    return None
+        headers = getattr(getattr(error, "response", None), "headers", None)
+    return headers if isinstance(headers, Mapping) else {}
 
 
-def backoff_s(retry: int) -> float:
-    """Exponential backoff with full jitter: 0.5 s, 1 s, 2 s ... capped, randomised so a
-    fleet of callers does not retry in lockstep.
-    """
-    return random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2**retry))  # noqa: S311
+@dataclass
+class Sent:
+    """What one HTTP call was sent with, decided once it had its turn."""
+
+    mode: FormatMode = FormatMode.JSON_SCHEMA
 
 
 class LiteLLMClient:
@@ -192,9 +174,11 @@ class LiteLLMClient:
         timeout_s: float,
         budget: BudgetGuard | None = None,
         secrets: list[str] | None = None,
+        formats: dict[str, FormatMode] | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self._litellm = import_litellm()
+        warm_up()
         self._models = {m.name: m for m in models}
         self._limits = limits
         self._max_retries = max_retries
@@ -202,28 +186,23 @@ class LiteLLMClient:
         self._budget = budget
         self._secrets = secrets or []
         self._sleep = sleep
-        self._retryable = self._retryable_errors()
+        self.breaker = CircuitBreaker()
         # Fixed for the run, yet asked before every call: decide once per model.
         self._count_tokens = limits.counts_tokens or budget is not None
         self._accepts_schema = {m.name: self._schema_support(m) for m in models}
+        # A model asked for no structured output (--no-json-schema, or LiteLLM says it has
+        # none) is in prompt-only mode from the start, and run.json says so.
+        start = formats or {}
+        self.ladder = FormatLadder({
+            m.name: start.get(m.name, FormatMode.JSON_SCHEMA)
+            if self._accepts_schema[m.name] else FormatMode.PROMPT
+            for m in models
+        })  # fmt: skip
         if budget is not None:
             self._prices = {m.name: required_price(self._litellm, m) for m in models}
 
     def remember(self, request: JudgeRequest, reply: JudgeReply) -> None:
         """No cache at this layer (see cached.CachedJudge)."""
-
-    def _retryable_errors(self) -> tuple[type[BaseException], ...]:
-        ll = self._litellm
-        # 429, 5xx, timeouts and dropped connections; never 400/401/403/404.
-        return (
-            ll.RateLimitError,
-            ll.Timeout,
-            ll.APIConnectionError,
-            ll.InternalServerError,
-            ll.ServiceUnavailableError,
-            ll.BadGatewayError,
-            asyncio.TimeoutError,
-        )
 
     def unpriced_models(self) -> list[str]:
         """Models with no user price and no entry in LiteLLM's price map (cost counts as 0)."""
@@ -240,55 +219,107 @@ class LiteLLMClient:
         return bool(self._litellm.supports_response_schema(model=settings.name))
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
-        """Call the judge, retrying transient errors; raise JudgeCallError when it gives up."""
-        settings = self._models[request.model]
+        """Call the judge until it replies; raise JudgeCallError when this call cannot
+        succeed, or JudgeUnavailableError (via the breaker) when no call can.
+        """
+        model = request.model
+        gate = self._limits.gate(model)
         tokens = self._estimate_tokens(request) if self._count_tokens else 0
-        attempt = 0
+        calls = retries = unreachable = 0
+        replies_seen = gate.replies
         while True:
-            attempt += 1
-            estimate = spent = 0.0
+            self.breaker.check()
+            calls += 1
+            sent = Sent()
             try:
-                async with self._limits.slot(request.model, tokens):
-                    # Reserved once in flight, so calls queueing for a slot hold no budget.
-                    estimate = self._reserve(request, tokens)
-                    started = time.monotonic()
-                    response = await asyncio.wait_for(
-                        self._send(request, settings), timeout=self._timeout_s + 5
-                    )
-                reply = self._reply(response, settings, time.monotonic() - started, attempt)
-                spent = reply.cost_usd
-            except self._retryable as err:
-                if attempt > self._max_retries:
-                    raise JudgeCallError(
-                        f"{describe(err, self._secrets)} (gave up after {attempt} attempts)",
-                        attempts=attempt,
-                    ) from None
-                wait = retry_after_s(err)
-                if wait is not None:
-                    self._limits.gate(request.model).pause(wait)
-                await self._sleep(wait if wait is not None else backoff_s(attempt - 1))
-                continue
+                reply = await self._call(request, tokens, sent)
             except JudgeError:
-                raise  # our own stop (the budget): the run ends, the case is not failed
-            except Exception as err:  # noqa: BLE001 - anything else is final: 4xx, bad config
-                raise JudgeCallError(describe(err, self._secrets), attempts=attempt) from None
-            finally:
-                if self._budget is not None:
-                    self._budget.settle(estimate, spent)
-            return reply
+                raise  # our own stops (budget, breaker): the run ends, the case is not failed
+            except Exception as err:  # noqa: BLE001 - classified below, nothing is swallowed
+                if not from_provider(err):
+                    raise  # a bug of ours: a crash with its traceback, not an outage
+                with_format = wire_format(sent.mode, request.response_format) is not None
+                kind = classify(err, sent_format=with_format)
+                if kind is FailureKind.FORMAT and self.ladder.step_down(
+                    model, sent.mode, describe(err, self._secrets)
+                ):
+                    continue
+                if kind is FailureKind.RATE_LIMITED:
+                    headers = error_headers(err)
+                    wait = retry_after_s(headers)
+                    gate.rate_limited(rate_limit_info(headers), wait)
+                    # A 429 while other calls of this model get replies is queueing, not
+                    # failure: only a 429 with no progress anywhere uses up a retry.
+                    retries += gate.replies == replies_seen
+                    replies_seen = gate.replies
+                    if retries <= self._max_retries and calls < MAX_CALLS_PER_REQUEST:
+                        await self._sleep(wait if wait is not None else backoff_s(retries))
+                        continue
+                elif kind is FailureKind.TRANSIENT and retries < self._max_retries:
+                    retries += 1
+                    await self._sleep(backoff_s(retries - 1))
+                    continue
+                elif kind is FailureKind.UNREACHABLE and unreachable < UNREACHABLE_RETRIES:
+                    unreachable += 1
+                    await self._sleep(backoff_s(unreachable - 1))
+                    continue
+                raise self._give_up(err, kind, self._models[model], calls) from None
+            self.breaker.success()
+            return reply.model_copy(update={"attempts": calls})
 
-    def _reserve(self, request: JudgeRequest, prompt_tokens: int) -> float:
-        """Reserve the call's worst-case cost with the budget (0 without a budget)."""
+    def _give_up(
+        self, error: BaseException, kind: FailureKind, settings: ModelSettings, calls: int
+    ) -> JudgeCallError:
+        """The error this call ends with, after telling the breaker (which may stop the run
+        instead, by raising).
+        """
+        text = describe(error, self._secrets)
+        self.breaker.failure(
+            CallFailure(
+                kind=kind,
+                status=getattr(error, "status_code", None),
+                text=text,
+                endpoint=Endpoint(model=settings.name, api_base=settings.api_base),
+            )
+        )
+        suffix = f" (gave up after {calls} attempts)" if calls > 1 else ""
+        return JudgeCallError(text + suffix, attempts=calls)
+
+    async def _call(self, request: JudgeRequest, tokens: int, sent: Sent) -> JudgeReply:
+        """One HTTP call under the limits and the budget; `sent` records its format."""
+        settings = self._models[request.model]
+        gate = self._limits.gate(request.model)
+        async with self._limits.slot(request.model, tokens):
+            self.breaker.check()  # it may have tripped while this call waited for its turn
+            # Read now, not before the wait: the probe may have stepped the format down.
+            mode = sent.mode = self.ladder.mode(request.model)
+            estimate = await self._reserve(request, tokens)
+            spent = 0.0
+            try:
+                started = time.monotonic()
+                response = await asyncio.wait_for(
+                    self._send(request, settings, mode), timeout=self._timeout_s + 5
+                )
+                reply = self._reply(response, settings, time.monotonic() - started, mode)
+                spent = reply.cost_usd
+            finally:
+                if estimate is not None and self._budget is not None:
+                    self._budget.settle(estimate, spent)
+        gate.replied(rate_limit_info(response_headers(response)))
+        return reply
+
+    async def _reserve(self, request: JudgeRequest, prompt_tokens: int) -> float | None:
+        """Reserve the call's worst-case cost with the budget (None without a budget)."""
         if self._budget is None:
-            return 0.0
+            return None
         price = self._prices[request.model]
         reply_tokens = request.max_tokens or 0
         prompt_only = max(prompt_tokens - reply_tokens, 0)
         estimate = price.cost(prompt_only, reply_tokens)
-        self._budget.reserve(estimate)
+        await self._budget.reserve(estimate)
         return estimate
 
-    async def _send(self, request: JudgeRequest, settings: ModelSettings) -> Any:
+    async def _send(self, request: JudgeRequest, settings: ModelSettings, mode: FormatMode) -> Any:
         kwargs: dict[str, Any] = {
             "model": request.model,
             "messages": request.messages,
@@ -298,8 +329,9 @@ class LiteLLMClient:
         }
         if request.max_tokens is not None:
             kwargs["max_tokens"] = request.max_tokens
-        if request.response_format is not None:
-            kwargs["response_format"] = request.response_format
+        response_format = wire_format(mode, request.response_format)
+        if response_format is not None:
+            kwargs["response_format"] = response_format
         if settings.api_base:
             kwargs["api_base"] = settings.api_base
         if settings.api_key is not None:
@@ -307,9 +339,10 @@ class LiteLLMClient:
         return await self._litellm.acompletion(**kwargs)
 
     def _reply(
-        self, response: Any, settings: ModelSettings, latency: float, attempts: int
+        self, response: Any, settings: ModelSettings, latency: float, mode: FormatMode
     ) -> JudgeReply:
-        text = response.choices[0].message.content or ""
+        choice = response.choices[0]
+        message = choice.message
         usage = getattr(response, "usage", None)
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
@@ -318,17 +351,20 @@ class LiteLLMClient:
         else:
             hidden = getattr(response, "_hidden_params", None) or {}
             cost = float(hidden.get("response_cost") or 0.0)
+        reasoning = getattr(message, "reasoning_content", None)
         return JudgeReply(
-            text=text,
+            text=message.content or "",
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             cost_usd=cost,
             latency_s=latency,
-            attempts=attempts,
+            finish_reason=getattr(choice, "finish_reason", None),
+            reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+            format_mode=mode.value,
         )
 
     def _estimate_tokens(self, request: JudgeRequest) -> int:
-        # For the TPM limiter: the prompt's tokens plus the most the reply may use.
+        # For the TPM limiter and the budget: the prompt's tokens plus the most the reply may use.
         try:
             prompt = int(
                 self._litellm.token_counter(model=request.model, messages=request.messages)
@@ -342,29 +378,3 @@ class LiteLLMClient:
         close = getattr(self._litellm, "close_litellm_async_clients", None)
         if close is not None:
             await close()
-
-
-# Things that look like credentials, in case a provider echoes one we were not told about.
-CREDENTIAL = re.compile(
-    r"(sk-[A-Za-z0-9_\-]{8,}|Bearer\s+[A-Za-z0-9._\-]{8,}|key=[A-Za-z0-9_\-]{8,})"
-)
-
-
-def scrub(text: str, secrets: list[str]) -> str:
-    """The text with every known secret and anything key-shaped masked: LiteLLM exceptions
-    can echo request headers, and error messages end up in results.jsonl and logs.
-    """
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return CREDENTIAL.sub("***", text)
-
-
-def describe(error: BaseException, secrets: list[str] | None = None) -> str:
-    """A one-line description of a call error, without secrets or LiteLLM's help banners."""
-    status = getattr(error, "status_code", None)
-    name = type(error).__name__
-    message = str(getattr(error, "message", "") or error).strip().splitlines()
-    first = message[0] if message else ""
-    first = first.removeprefix("litellm.").split(" LiteLLM Retried")[0]
-    text = f"{name}: {first}" if first and not first.startswith(name) else first or name
-    return scrub(f"HTTP {status} {text}" if status else text, secrets or [])

@@ -89,7 +89,14 @@ def compare_datasets(
     )
     grade = tiered(grade_pairwise, plan, cascade)
     run_dir = judge_all(
-        config, rubric, pairs, grade, argv=argv, on_result=on_result, warnings=warnings
+        config,
+        rubric,
+        pairs,
+        grade,
+        argv=argv,
+        on_result=on_result,
+        warnings=warnings,
+        total=len(scan.pairs),
     )
     results = list(read_results(run_dir / RESULTS))
     summary = summarize_pairwise(
@@ -108,5 +115,12 @@ def compare_datasets(
     result = evaluate_gate(summary, gate)
     if result is not None:
         summary.gate = gate_dict(result)
-    finish_run(run_dir, summary, step_summary=step_summary, results=results)
+    finish_run(
+        run_dir,
+        summary,
+        step_summary=step_summary,
+        results=results,
+        failure_limit=config.max_failures,
+        total=len(scan.pairs),
+    )
     return PairwiseOutcome(run_dir=run_dir, summary=summary, gate=result)

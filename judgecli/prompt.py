@@ -41,11 +41,7 @@ def verdict_schema(rubric: Rubric) -> dict[str, Any]:
     props: dict[str, Any] = {"reasoning": {"type": "string"}}
     if rubric.kind is RubricKind.POINTWISE:
         assert rubric.scale is not None
-        number = {
-            "type": "integer" if rubric.scale.integer else "number",
-            "minimum": _num(rubric.scale.min),
-            "maximum": _num(rubric.scale.max),
-        }
+        number = scale_schema(rubric.scale.min, rubric.scale.max, integer=rubric.scale.integer)
         if rubric.criteria:
             props["criteria"] = {
                 "type": "object",
@@ -69,6 +65,21 @@ def verdict_schema(rubric: Rubric) -> dict[str, Any]:
         "required": list(props),
         "additionalProperties": False,
     }
+
+
+# Up to this many points an integer scale is sent as an enum of its points.
+ENUM_POINTS = 101
+
+
+def scale_schema(low: float, high: float, *, integer: bool) -> dict[str, Any]:
+    """A score on the rubric's scale. An integer scale is an enum of its points: grammar-
+    constrained servers (llama.cpp) enforce an enum but not `minimum`/`maximum` — a 1-4
+    scale came back with 0s and 10s — and strict json_schema modes accept enums too.
+    """
+    if integer and high - low < ENUM_POINTS:
+        return {"type": "integer", "enum": list(range(int(low), int(high) + 1))}
+    kind = "integer" if integer else "number"
+    return {"type": kind, "minimum": _num(low), "maximum": _num(high)}
 
 
 def _num(value: float) -> int | float:

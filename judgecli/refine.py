@@ -28,9 +28,8 @@ from judgecli.rubric import Rubric, RubricKind
 from judgecli.run import finish_run, judge_all
 from judgecli.stats.refine_summary import summarize_refine
 from judgecli.stats.summary import RunSummary, Usage
-from judgecli.store import RESULTS, RunStore, read_results
+from judgecli.store import ANSWERS, RESULTS, RunStore, read_results
 
-ANSWERS = "answers.jsonl"
 TEMPLATE_FIELDS = ("answer", "feedback")
 DEFAULT_FEEDBACK_TEMPLATE = (
     "Your previous answer was:\n{answer}\n\n"
@@ -334,7 +333,14 @@ def refine_dataset(
     requires = ["input"]
     cases = iter_cases(scan, requires=requires, field_map=config.field_map)
     run_dir = judge_all(
-        config, rubric, cases, refine, argv=argv, on_result=on_result, warnings=warnings
+        config,
+        rubric,
+        cases,
+        refine,
+        argv=argv,
+        on_result=on_result,
+        warnings=warnings,
+        total=len(scan.lines),
     )
     results = list(read_results(run_dir / RESULTS))
     by_id = {r.id: r for r in results}
@@ -351,5 +357,12 @@ def refine_dataset(
         success_rating=success_bar(rubric, settings.success_rating), seed=config.seed,
     )  # fmt: skip
     summary.warnings.extend(warnings)
-    finish_run(run_dir, summary, step_summary=step_summary, results=results)
+    finish_run(
+        run_dir,
+        summary,
+        step_summary=step_summary,
+        results=results,
+        failure_limit=config.max_failures,
+        total=len(scan.lines),
+    )
     return RefineOutcome(run_dir=run_dir, summary=summary)

@@ -6,6 +6,7 @@ Keys may be added; none may be renamed.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any
 
@@ -53,6 +54,9 @@ class Judgement(BaseModel):
     """Pairwise: which answer was shown first ("old-new" or "new-old"); None for pointwise."""
     raw: str | None = None
     """The reply text exactly as received (the last attempt's)."""
+    reasoning: str | None = None
+    """A reasoning model's thinking when its server returns it apart from the reply
+    (`reasoning_content`), as received; never parsed for a verdict."""
     verdict: Verdict | None = None
     error: str | None = None
     prompt_tokens: int = 0
@@ -90,6 +94,15 @@ class CaseResult(BaseModel):
     """Pairwise: characters of the old and new answers."""
     judgements: list[Judgement] = Field(default_factory=list)
     rubric_hash: str
+    case: dict[str, str] = Field(default_factory=dict)
+    """The case's text as the judge was shown it, so a verdict can be checked from the
+    results alone: `input`, `output` (pairwise: `output_old` and `output_new`), `reference`,
+    `context` (passages joined by blank lines) — the fields the rubric's prompt uses."""
+    human_labels: list[str | float] | None = None
+    """Calibrate: the human label(s) of this case, as normalised for the rubric."""
+    agrees: bool | None = None
+    """Calibrate: whether the judge's verdict matches the humans' (None without a verdict
+    or a label)."""
     attempts: list[dict[str, Any]] | None = None
     """Refine: every answer of the case with its verdict and spend (refine.Attempt)."""
     tier: Tier | None = None
@@ -114,3 +127,10 @@ class CaseResult(BaseModel):
             for attempt in self.attempts or []
         )
         return judged + generated
+
+
+def natural_key(case_id: str) -> list[tuple[int, int | str]]:
+    """Sort key that orders q-2 before q-10: how ids are listed wherever a run's cases are
+    (results.jsonl holds them in the order they finished, which varies run to run).
+    """
+    return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", case_id)]

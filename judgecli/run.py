@@ -12,11 +12,20 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from judgecli import __version__
+from judgecli.budget import BudgetGuard
 from judgecli.cached import CachedJudge
-from judgecli.config import RunConfig, cache_dir, secret_values
-from judgecli.errors import BudgetExceededError, InputError, RunIncompleteError
-from judgecli.judge import JudgeClient, LiteLLMClient, check_prices
-from judgecli.limits import BudgetGuard, Limits
+from judgecli.config import DEFAULT_MAX_FAILURES, FailureLimit, RunConfig, cache_dir, secret_values
+from judgecli.errors import (
+    BudgetExceededError,
+    InputError,
+    JudgeUnavailableError,
+    RunIncompleteError,
+    TooManyFailuresError,
+)
+from judgecli.formats import FormatMode
+from judgecli.judge import JudgeClient, LiteLLMClient
+from judgecli.limits import Limits
+from judgecli.preflight import check_endpoints
 from judgecli.report import render_markdown
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
@@ -75,7 +84,7 @@ def open_run(config: RunConfig, rubric: Rubric, argv: list[str]) -> tuple[RunSto
     checking it was made with the same rubric and judges).
     """
     if not config.resume:
-        store = RunStore.create(config.out)
+        store = RunStore.create(config.out, replace=config.force)
         store.write_json(RUN_INFO, run_info(config, rubric, argv))
         return store, PreviousRun(info={}, done=set(), spent_usd=0.0)
     store, previous = RunStore.reopen(config.out, retry_failed=config.retry_failed)
@@ -119,14 +128,46 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def make_client(config: RunConfig, *, spent_usd: float = 0.0) -> LiteLLMClient:
+def make_client(
+    config: RunConfig, *, spent_usd: float = 0.0, formats: dict[str, FormatMode] | None = None
+) -> LiteLLMClient:
     """The LiteLLM-backed judge client under the run's limits (call inside the event loop)."""
     limits = Limits(concurrency=config.concurrency, rpm=config.rpm, tpm=config.tpm)
     budget = None if config.max_cost is None else BudgetGuard(config.max_cost, spent_usd=spent_usd)
     return LiteLLMClient(
         config.all_models, limits, max_retries=config.max_retries, timeout_s=config.timeout_s,
-        budget=budget, secrets=secret_values(config.all_models),
+        budget=budget, secrets=secret_values(config.all_models), formats=formats,
     )  # fmt: skip
+
+
+FORMAT_KEY = "response_format_mode"
+"""run.json, per model: the response format its server accepted (formats.FormatMode)."""
+
+
+def recorded_formats(info: dict[str, Any]) -> dict[str, FormatMode]:
+    """The response formats a run's judges ended with, from its run.json (a resume starts
+    there instead of asking each server again).
+    """
+    modes = {}
+    for model in info.get("models", []) + ([info["screen"]] if info.get("screen") else []):
+        mode = model.get(FORMAT_KEY)
+        if mode in {m.value for m in FormatMode}:
+            modes[model["name"]] = FormatMode(mode)
+    return modes
+
+
+def record_formats(info: dict[str, Any], modes: dict[str, str]) -> dict[str, Any]:
+    """run.json with each judge's response format noted."""
+
+    def noted(model: dict[str, Any]) -> dict[str, Any]:
+        mode = modes.get(model.get("name", ""))
+        return model | {FORMAT_KEY: mode} if mode else model
+
+    screen = info.get("screen")
+    return info | {
+        "models": [noted(m) for m in info.get("models", [])],
+        "screen": noted(screen) if screen else screen,
+    }
 
 
 class HasId(Protocol):
@@ -150,21 +191,25 @@ def judge_all(
     argv: list[str],
     on_result: Callable[[CaseResult], None],
     warnings: list[str],
+    total: int | None = None,
 ) -> Path:
     """Open (or reopen) the run directory, grade every item not judged yet under the run's
     limits, and close the results. Returns the run directory.
 
-    Calls go through the reply cache unless --no-cache; the real client (and LiteLLM) is
-    only built on the first cache miss. Unpriced models add a warning to `warnings`.
+    Before anything is written, each judge is checked as far as LiteLLM can without the
+    network (provider, API key, a price under --max-cost). Calls go through the reply
+    cache unless --no-cache; the real client is only built on the first cache miss.
+    With `total` (the run's case count) the run stops as soon as more cases have failed
+    than --max-failures allows. Unpriced models and response-format steps add warnings.
     """
-    if config.max_cost is not None:
-        check_prices(config.all_models)  # before anything is written: a budget needs prices
+    check_endpoints(config.all_models, priced=config.max_cost is not None)
     store, previous = open_run(config, rubric, argv)
     todo = (item for item in items if item.id not in previous.done)
     built: list[LiteLLMClient] = []
 
     def real_client() -> LiteLLMClient:
-        built.append(make_client(config, spent_usd=previous.spent_usd))
+        formats = recorded_formats(previous.info)
+        built.append(make_client(config, spent_usd=previous.spent_usd, formats=formats))
         return built[0]
 
     class Events:
@@ -181,28 +226,44 @@ def judge_all(
             async def one(item: ItemT) -> CaseResult:
                 return await grade(client, item)
 
+            allowed = None if total is None else config.max_failures.allowed(total)
             await run_cases(todo, one, concurrency=config.concurrency, sink=store,
-                            events=Events(), failure_limit=config.max_failures)  # fmt: skip
+                            events=Events(), failures_allowed=allowed,
+                            failed_before=previous.failed)  # fmt: skip
         finally:
             if built:
                 await built[0].aclose()
+                warnings.extend(built[0].ladder.steps)
                 warnings.extend(
                     f"{name}: no price known, cost counts as 0 (set --price IN,OUT per 1M tokens)"
                     for name in built[0].unpriced_models()
                 )
+                info = store.read_json(RUN_INFO)
+                store.write_json(RUN_INFO, record_formats(info, built[0].ladder.modes))
             if cache is not None:
                 cache.close()
 
     try:
         run_sync(main())
+    except TooManyFailuresError:
+        # Not an error to report bare: the run is summarised and marked incomplete
+        # (finish_run), so the report shows which cases failed and why.
+        pass
     except RunIncompleteError as err:
-        err.hint = f"continue with: judge resume {store.path}" + (
-            " --max-cost USD (higher)" if isinstance(err, BudgetExceededError) else ""
-        )
+        err.hint = resume_hint(err, store.path)
         raise
     finally:
         store.close()
     return store.path
+
+
+def resume_hint(err: RunIncompleteError, run_dir: Path) -> str:
+    """How to continue a run that stopped with `err`."""
+    if isinstance(err, BudgetExceededError):
+        return f"continue with: judge resume {run_dir} --max-cost USD (higher)"
+    if isinstance(err, JudgeUnavailableError) and err.hint:
+        return f"{err.hint}; then continue with: judge resume {run_dir}"
+    return f"continue with: judge resume {run_dir}"
 
 
 def finish_run(
@@ -211,12 +272,40 @@ def finish_run(
     *,
     results: Sequence[CaseResult],
     step_summary: Path | None = None,
+    failure_limit: FailureLimit = DEFAULT_MAX_FAILURES,
+    total: int | None = None,
 ) -> None:
-    """Write summary.json and the reports (and append report.md to a CI step summary)."""
+    """Mark a run that lost too many cases incomplete (its gate unevaluated), then write
+    summary.json and the reports (and append report.md to a CI step summary).
+    """
+    judged_enough(summary, failure_limit, total=total)
     RunStore(run_dir).write_json(SUMMARY, summary.model_dump(mode="json", exclude_none=True))
     write_reports(run_dir, summary, results)
     if step_summary is not None:
         append_step_summary(step_summary, render_markdown(summary))
+
+
+def judged_enough(summary: RunSummary, limit: FailureLimit, *, total: int | None = None) -> None:
+    """Set `summary.incomplete` (and drop its gate) when more cases failed than `limit`
+    allows of the run's `total` cases (default: those in the summary), or when the run
+    stopped before judging them all: a run the judge could not grade is never a pass, and
+    never a regression.
+    """
+    planned = max(total or 0, summary.n_cases)
+    allowed = limit.allowed(planned)
+    if summary.n_failed <= allowed and summary.n_cases >= planned:
+        return
+    reason = (
+        f"the judge could not grade {summary.n_failed} of {summary.n_cases} cases "
+        f"(--max-failures {limit} allows {allowed} of {planned})"
+    )
+    if summary.n_cases < planned:
+        reason += f"; stopped early, {planned - summary.n_cases} cases not judged"
+    if summary.failures:
+        first = summary.failures[0]
+        reason += f"; e.g. {first.id}: {first.error}"
+    summary.incomplete = reason
+    summary.gate = None
 
 
 def write_reports(run_dir: Path, summary: RunSummary, results: Sequence[CaseResult]) -> Path:

@@ -3,19 +3,27 @@
 A producer feeds a small queue from the case iterator (so a million-line dataset is never
 held in memory) and `concurrency` workers grade cases from it; each finished case is
 handed to the sink (the store appends it to results.jsonl at once) and to the event
-listener (the progress bar). Ctrl-C cancels in-flight calls; what finished is already on
-disk, and the run ends with RunInterruptedError (exit 3) so `--resume` can continue.
+listener (the progress bar).
+
+Stops: a stop that drains (the budget, the failure limit) lets the cases in flight finish
+— their calls are paid for, so their verdicts are kept and cached — and takes no new ones;
+any other (the judge unreachable) cancels them at once. Ctrl-C and SIGTERM (what CI
+cancellation, `timeout` and `docker stop` send) cancel in-flight calls; what finished is
+already on disk, and the run ends with RunInterruptedError (exit 3) so it can be resumed.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+import signal
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any, Protocol, TypeVar
 
-from judgecli.config import FailureLimit
-from judgecli.errors import RunInterruptedError, TooManyFailuresError
+from judgecli.errors import RunIncompleteError, RunInterruptedError, TooManyFailuresError
 from judgecli.result import CaseResult, CaseStatus
 
 T = TypeVar("T")
@@ -61,13 +69,18 @@ async def run_cases(
     concurrency: int,
     sink: ResultSink,
     events: RunEvents,
-    failure_limit: FailureLimit | None = None,
+    failures_allowed: int | None = None,
+    failed_before: int = 0,
 ) -> RunTally:
-    """Grade every item with at most `concurrency` cases in flight; stop with
-    TooManyFailuresError when the failure limit is passed (results so far are kept).
+    """Grade every item with at most `concurrency` cases in flight.
+
+    `failures_allowed`: the most failed cases the whole run may end with (--max-failures
+    over every case of the run); once more have failed (`failed_before` counts a resumed
+    run's), no outcome can pass, so the run stops with TooManyFailuresError.
     """
     queue: asyncio.Queue[T | None] = asyncio.Queue(maxsize=2 * concurrency)
     tally = RunTally()
+    stops: list[RunIncompleteError] = []
 
     async def produce() -> None:
         for item in items:
@@ -76,33 +89,73 @@ async def run_cases(
             await queue.put(None)
 
     async def work() -> None:
-        while (item := await queue.get()) is not None:
-            result = await grade(item)
+        while not stops and (item := await queue.get()) is not None:
+            try:
+                result = await grade(item)
+            except RunIncompleteError as err:
+                stops.append(err)
+                if not err.drains:
+                    raise  # cancels the other workers at once
+                return
             sink.append_result(result)
             tally.count(result)
             events.case_done(result)
-            done = tally.ok + tally.failed
-            if failure_limit is not None and failure_limit.exceeded(tally.failed, done):
-                raise TooManyFailuresError(
-                    f"stopped: {tally.failed} of {done} cases failed (--max-failures "
-                    f"{failure_limit}); first error: {tally.first_error}"
+            failed = failed_before + tally.failed
+            if failures_allowed is not None and failed > failures_allowed and not stops:
+                stops.append(
+                    TooManyFailuresError(
+                        f"stopped: {failed} cases failed, more than --max-failures allows "
+                        f"({failures_allowed}); first error: {tally.first_error}"
+                    )
                 )
 
-    tasks = [asyncio.create_task(produce())]
-    tasks += [asyncio.create_task(work()) for _ in range(concurrency)]
+    producer = asyncio.create_task(produce())
+    workers = [asyncio.create_task(work()) for _ in range(concurrency)]
     try:
-        await asyncio.gather(*tasks)
+        await asyncio.gather(*workers)
     finally:
-        for task in tasks:
+        for task in [producer, *workers]:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(producer, *workers, return_exceptions=True)
+    if stops:
+        raise stops[0]
     return tally
 
 
-def run_sync(main: Coroutine[Any, Any, T]) -> T:
-    """Run the async job to completion; Ctrl-C becomes RunInterruptedError (exit 3)."""
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: handled exactly as Ctrl-C (KeyboardInterrupt) is."""
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM interrupts like Ctrl-C; the old handler comes back after.
+    Signal handlers can only be set from the main thread; elsewhere this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
     try:
-        return asyncio.run(main)
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run_sync(main: Coroutine[Any, Any, T]) -> T:
+    """Run the async job to completion; Ctrl-C or SIGTERM becomes RunInterruptedError
+    (exit 3).
+    """
+    try:
+        with sigterm_as_interrupt():
+            return asyncio.run(main)
+    except Terminated:
+        raise RunInterruptedError(
+            "stopped by SIGTERM: finished cases are saved in results.jsonl"
+        ) from None
     except KeyboardInterrupt:
         raise RunInterruptedError(
             "interrupted: finished cases are saved in results.jsonl"

@@ -53,7 +53,14 @@ def score_dataset(
     cases = iter_cases(scan, requires=rubric.requires, field_map=config.field_map)
     grade = tiered(grade_pointwise, plan, cascade)
     run_dir = judge_all(
-        config, rubric, cases, grade, argv=argv, on_result=on_result, warnings=warnings
+        config,
+        rubric,
+        cases,
+        grade,
+        argv=argv,
+        on_result=on_result,
+        warnings=warnings,
+        total=len(scan.lines),
     )
     results = list(read_results(run_dir / RESULTS))
     summary = summarize_pointwise(
@@ -64,5 +71,12 @@ def score_dataset(
     )
     summary.cascade = summarize_tiers(results, config, cascade)
     summary.warnings.extend(warnings)
-    finish_run(run_dir, summary, step_summary=step_summary, results=results)
+    finish_run(
+        run_dir,
+        summary,
+        step_summary=step_summary,
+        results=results,
+        failure_limit=config.max_failures,
+        total=len(scan.lines),
+    )
     return ScoreOutcome(run_dir=run_dir, summary=summary)

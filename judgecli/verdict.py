@@ -53,6 +53,28 @@ class VerdictError(Exception):
 
 
 FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
+# Reasoning models served raw (DeepSeek-R1, Qwen3) think aloud before answering; some chat
+# templates open the block in the prompt, so the reply holds only its closing tag.
+THINK_CLOSE = re.compile(r"</(think|thinking|reasoning)>", re.IGNORECASE)
+THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
+
+
+def strip_thinking(text: str) -> str:
+    """The reply after a reasoning model's thinking: what follows the last closing
+    `</think>`; or, when a `<think>` was never closed (cut off mid-thought), what came before
+    it. A verdict is never taken from inside the thinking, where a model tries answers out.
+    """
+    closes = list(THINK_CLOSE.finditer(text))
+    if closes:
+        return text[closes[-1].end() :]
+    opened = THINK_OPEN.search(text)
+    return text[: opened.start()] if opened else text
+
+
+# Raw control characters (a newline) inside a JSON string are invalid JSON, yet grammar-
+# constrained decoders (llama.cpp) let models write them; the object is unambiguous, so it
+# is read (strict=False), not re-asked.
+LENIENT = json.JSONDecoder(strict=False)
 
 
 def extract_json(text: str) -> dict[str, Any] | None:
@@ -62,19 +84,19 @@ def extract_json(text: str) -> dict[str, Any] | None:
     """
     stripped = text.strip()
     try:
-        whole = json.loads(stripped)
+        whole = LENIENT.decode(stripped)
     except json.JSONDecodeError:
         whole = None
     if isinstance(whole, dict):
         return whole
     for block in reversed(FENCE.findall(text)):
         try:
-            obj = json.loads(block)
+            obj = LENIENT.decode(block)
         except json.JSONDecodeError:
             continue
         if isinstance(obj, dict):
             return obj
-    decoder = json.JSONDecoder()
+    decoder = LENIENT
     found: dict[str, Any] | None = None
     index = text.find("{")
     while index != -1:
@@ -91,8 +113,11 @@ def extract_json(text: str) -> dict[str, Any] | None:
 
 def parse_verdict(text: str, rubric: Rubric) -> Verdict:
     """Validate a judge reply against the rubric's verdict schema."""
-    obj = extract_json(text)
+    answer = strip_thinking(text)
+    obj = extract_json(answer)
     if obj is None:
+        if answer.strip() == "" and text.strip() != "":
+            raise VerdictError("the reply is all <think> block and no answer", text)
         raise VerdictError("no JSON object in the reply", text)
     reasoning = obj.get("reasoning")
     if not isinstance(reasoning, str):

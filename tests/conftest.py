@@ -24,6 +24,10 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
             or name.lower() in {"http_proxy", "https_proxy", "all_proxy", "no_proxy"}
         ):
             monkeypatch.delenv(name, raising=False)
+    # A safety net: a call that reaches a provider by mistake (a test without --api-base)
+    # goes to a dead loopback port, never to the internet.
+    for name in ("OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9/v1")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     monkeypatch.setenv("LITELLM_MODE", "PRODUCTION")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -14,13 +14,13 @@ class ScriptedJudge:
     def __init__(
         self, respond: Callable[[JudgeRequest], str] | None = None, *, schema: bool = True
     ) -> None:
-        self._queue: deque[str | JudgeCallError] = deque()
+        self._queue: deque[str | JudgeReply | JudgeCallError] = deque()
         self._respond = respond
         self._schema = schema
         self.history: list[JudgeRequest] = []
         self.remembered: list[JudgeRequest] = []
 
-    def enqueue(self, *replies: str | JudgeCallError) -> ScriptedJudge:
+    def enqueue(self, *replies: str | JudgeReply | JudgeCallError) -> ScriptedJudge:
         self._queue.extend(replies)
         return self
 
@@ -40,6 +40,8 @@ class ScriptedJudge:
             raise AssertionError("ScriptedJudge ran out of replies")
         if isinstance(reply, JudgeCallError):
             raise reply
+        if isinstance(reply, JudgeReply):
+            return reply
         return JudgeReply(
             text=reply, prompt_tokens=10, completion_tokens=5, cost_usd=0.001, latency_s=0.01
         )

@@ -16,6 +16,7 @@ from judgecli.stats.intervals import (
     check_confidence,
     normal_quantile,
     percentile_interval,
+    wilson_interval,
 )
 from judgecli.stats.scores import mean
 
@@ -43,6 +44,9 @@ def win_rate_bootstrap_interval(
     outcomes: Sequence[float], *, resamples: int = 2000, seed: int = 0, confidence: float = 0.95
 ) -> Interval:
     """Percentile bootstrap interval of the ties-half win rate, resampling cases.
+
+    When every case ended the same way the bootstrap has nothing to resample and would give
+    a zero-width interval; the Wilson interval on wins + ties/2 is returned then.
 
     Resampling n cases with replacement and counting their wins, ties and losses is the
     same, in distribution, as drawing the (wins, ties, losses) counts from
@@ -74,6 +78,11 @@ def win_rate_bootstrap_interval(
     if wins + ties + losses != n:
         odd = data[(data != WIN) & (data != TIE) & (data != LOSS)][0]
         raise ValueError(f"outcomes must be 1 (win), 0.5 (tie) or 0 (loss), got {odd:g}")
+    if max(wins, ties, losses) == n:
+        # Every case ended the same way: every resample does too, and the percentile
+        # interval collapses to a point ([100%, 100%] from 5 wins of 5) that would read as
+        # certainty. Wilson on wins + ties/2 keeps the width a sample of n has.
+        return wilson_interval(wins + ties / 2, n, confidence=confidence)
     rates = resampled_win_rates(
         wins, ties, losses, resamples=resamples, rng=np.random.default_rng(seed)
     )

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from judgecli.result import CaseResult, CaseStatus
+from judgecli.result import CaseResult, CaseStatus, natural_key
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.stats.intervals import Interval, bootstrap_mean_interval, t_interval, wilson_interval
 from judgecli.stats.score_summary import on_scale_points, summarize_pointwise
@@ -132,7 +132,7 @@ def summarize_refine(
              if (x := outcome(a[0], scored=scored)) is not None
              and (y := outcome(a[-1], scored=scored)) is not None]  # fmt: skip
     gained = lift([x for x, _ in pairs], [y for _, y in pairs], seed=seed)
-    never = [r.id for r, _ in ok if not r.passed]
+    never = sorted((r.id for r, _ in ok if not r.passed), key=natural_key)
     every = [a for case in attempts for a in case]
     usage = base.usage.model_copy(update={
         "calls": base.usage.calls + generation_usage.calls,
@@ -152,6 +152,8 @@ def summarize_refine(
         "pass_rate_final_ci": wilson_interval(sum(finals), len(finals)),
         "n_passed": sum(finals),
         "n_exhausted": len(never),
+        # Regenerations per case (attempts after the case's own output; 0 = passed at
+        # once). The key's name predates the label reports give it; keys are never renamed.
         "mean_attempts": mean([sum(1 for x in a if x.attempt > 0) for _, a in ok]),
         "mean_first": mean([x for x, _ in pairs]),
         "mean_final": mean([y for _, y in pairs]),

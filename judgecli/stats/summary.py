@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgecli.result import CaseResult, CaseStatus
+from judgecli.result import CaseResult, CaseStatus, natural_key
 from judgecli.rubric import Rubric
 from judgecli.stats.intervals import Interval
 
@@ -203,6 +203,9 @@ class RunSummary(BaseModel):
     """The gate's verdict when a threshold was given (gate.GateResult as a dict)."""
     cascade: CascadeSummary | None = None
     """A --screen run's tiers."""
+    incomplete: str | None = None
+    """Why the run's numbers cannot stand for a verdict (e.g. "the judge could not grade 24
+    of 30 cases"): the run then exits 3 and its gate is not evaluated."""
 
 
 def usage_of(results: list[CaseResult]) -> Usage:
@@ -243,5 +246,8 @@ def run_facts(
         "n_ok": len(rows) - len(failed),
         "n_failed": len(failed),
         "usage": usage_of(rows),
-        "failures": [FailedCase(id=r.id, error=r.error or "") for r in failed[:FAILURES_LISTED]],
+        "failures": [
+            FailedCase(id=r.id, error=r.error or "")
+            for r in sorted(failed, key=lambda r: natural_key(r.id))[:FAILURES_LISTED]
+        ],
     }

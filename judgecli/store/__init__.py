@@ -28,6 +28,10 @@ REPORT_HTML = "report.html"
 JUNIT = "results.junit.xml"
 RUN_INFO = "run.json"
 DISAGREEMENTS = "disagreements.jsonl"
+ANSWERS = "answers.jsonl"
+RUN_FILES = (RESULTS, SUMMARY, REPORT_MD, REPORT_HTML, JUNIT, RUN_INFO, DISAGREEMENTS, ANSWERS)
+"""Every file a run writes into its directory: what --force replaces. Anything else in the
+directory is the user's and stays."""
 
 
 def default_run_dir(command: str, rubric_name: str, *, now: datetime | None = None) -> Path:
@@ -75,13 +79,17 @@ class RunStore:
         self._results: IO[str] | None = None
 
     @classmethod
-    def create(cls, path: Path, *, with_results: bool = True) -> RunStore:
-        """Create a run directory; refuse one that already holds results."""
+    def create(cls, path: Path, *, with_results: bool = True, replace: bool = False) -> RunStore:
+        """Create a run directory; refuse one that already holds results, unless `replace`
+        (--force), which first deletes the old run's files (only those: RUN_FILES).
+        """
         results = path / RESULTS
+        if replace:
+            clear_run(path)
         if results.exists() and results.stat().st_size > 0:
             raise InputError(
                 f"{path} already holds a run ({RESULTS} is not empty)",
-                hint="choose another --out directory",
+                hint="choose another --out directory, or start it over with --force",
             )
         try:
             path.mkdir(parents=True, exist_ok=True)
@@ -112,6 +120,7 @@ class RunStore:
             info=info,
             done={r.id for r in kept},
             spent_usd=sum(r.spent_usd for r in kept),
+            failed=sum(r.status is CaseStatus.FAILED for r in kept),
         )
         store = cls(path)
         store._results = results.open("a", encoding="utf-8")
@@ -130,6 +139,10 @@ class RunStore:
             self._results.close()
             self._results = None
 
+    def read_json(self, name: str) -> Any:
+        """A JSON file this store wrote (run.json, summary.json)."""
+        return json.loads((self.path / name).read_text(encoding="utf-8"))
+
     def write_json(self, name: str, obj: Any) -> Path:
         """Write run.json / summary.json atomically."""
         return self.write_text(name, to_json(obj))
@@ -147,6 +160,29 @@ class RunStore:
         )
 
 
+def check_replaceable(run_dir: Path) -> None:
+    """--force may only replace a judge run: refuse a directory that holds files but no
+    run.json (it could be anything, and deleting in it is not ours to do).
+    """
+    if not run_dir.is_dir() or not any(run_dir.iterdir()):
+        return
+    if not (run_dir / RUN_INFO).is_file():
+        raise InputError(
+            f"--force: {run_dir} is not a judge run directory (no {RUN_INFO}), so nothing in "
+            "it is deleted",
+            hint="pass --out a new directory, or the directory of an earlier judge run",
+        )
+
+
+def clear_run(run_dir: Path) -> None:
+    """Delete an old run's files in `run_dir` so a new run never mixes with it."""
+    check_replaceable(run_dir)
+    for name in RUN_FILES:
+        # (.NAME.tmp: a write the old run did not finish, see write_atomic.)
+        for path in (run_dir / name, run_dir / f".{name}.tmp"):
+            path.unlink(missing_ok=True)
+
+
 @dataclass(frozen=True)
 class PreviousRun:
     """What an interrupted run already holds."""
@@ -156,6 +192,8 @@ class PreviousRun:
     done: set[str]
     """Ids with a result line (ok, or failed unless --retry-failed)."""
     spent_usd: float
+    failed: int = 0
+    """Of those, how many failed (they count against --max-failures)."""
 
 
 def repair_torn_tail(path: Path) -> bool:
@@ -231,4 +269,5 @@ def read_summary(path: Path) -> RunSummary:
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise InputError(f"{path}: not a judge summary.json ({where}: {first['msg']})") from None
+        problem = f"{where}: {first['msg']}" if where else first["msg"]
+        raise InputError(f"{path}: not a judge summary.json ({problem})") from None

@@ -63,7 +63,7 @@ def test_the_budget_stops_the_run_and_resume_with_a_higher_cap_finishes(run_cli,
     capped = score(run_cli, judge_server, "--price", "1,2", "--max-cost", "0.004",
                    "--concurrency", "1", out="run")  # fmt: skip
     assert capped.exit_code == 3
-    assert "stopped before passing --max-cost $0.004" in capped.stderr
+    assert "of --max-cost $0.004: the next call could cost up to" in capped.stderr
     assert "judge resume run" in capped.stderr
     done = ids_in("run")
     assert 0 < len(done) < 24
@@ -99,13 +99,15 @@ def test_resume_repairs_a_torn_last_line_and_judges_the_rest(run_cli, judge_serv
 
 
 def test_retry_failed_judges_failed_cases_again(run_cli, judge_server):
-    judge_server.fail_next(401, body='{"error": {"message": "bad key", "type": "auth"}}')
-    first = score(run_cli, judge_server, "--limit", "3", "--concurrency", "1", out="run")
+    judge_server.enqueue("I would say it is fine, maybe a 3.")  # no JSON: the case fails
+    lenient = ("--max-failures", "1", "--max-retries", "0")
+    first = score(run_cli, judge_server, "--limit", "3", "--concurrency", "1", *lenient,
+                  out="run")  # fmt: skip
     assert first.summary["n_failed"] == 1
-    kept = score(run_cli, judge_server, "--limit", "3", "--resume", "run", out="run")
+    kept = score(run_cli, judge_server, "--limit", "3", "--resume", "run", *lenient, out="run")
     assert kept.summary["n_failed"] == 1  # resume alone keeps the failure
     retried = score(run_cli, judge_server, "--limit", "3", "--resume", "run", "--retry-failed",
-                    out="run")  # fmt: skip
+                    *lenient, out="run")  # fmt: skip
     assert retried.exit_code == 0, retried.stderr
     assert (retried.summary["n_cases"], retried.summary["n_failed"]) == (3, 0)
     assert len(ids_in("run")) == 3
@@ -120,21 +122,44 @@ def test_resume_refuses_another_rubric(run_cli, judge_server, write):
     assert "was made with rubric" in run.stderr
 
 
-def test_max_failures_stops_a_broken_run_early(run_cli, judge_server):
-    judge_server.fail_next(401, count=50, body='{"error": {"message": "bad key", "type": "a"}}')
-    run = score(run_cli, judge_server, "--max-failures", "3", "--concurrency", "1", out="run")
-    assert run.exit_code == 3
-    assert "4 of 4 cases failed (--max-failures 3)" in run.stderr
-    assert "first error: openai/sim: HTTP 401" in run.stderr
-    assert len(judge_server.requests) == 4  # 401 is not retried
-    assert len(ids_in("run")) == 4
+PROSE = "The answer seems helpful overall; I would give it a three."
 
 
-def test_max_failures_as_a_share(run_cli, judge_server):
-    judge_server.fail_next(401, count=50, body='{"error": {"message": "bad key", "type": "a"}}')
-    run = score(run_cli, judge_server, "--max-failures", "50%", "--concurrency", "1", out="run")
+def test_a_run_losing_more_than_5_percent_of_its_cases_is_incomplete_not_a_verdict(
+    run_cli, judge_server
+):
+    # Issue 13: "0 of N cases graded" exited 0. By default a run may lose 5% of its cases
+    # (1 of the 24 here); the second failure stops it, and it is summarised as incomplete.
+    for _ in range(2):
+        judge_server.enqueue(PROSE)
+    run = score(run_cli, judge_server, "--concurrency", "1", "--max-retries", "0", out="run")
+    assert run.exit_code == 3, run.stderr
+    summary = json.loads(Path("run/summary.json").read_text())
+    assert summary["n_failed"] == 2
+    assert summary["incomplete"].startswith("the judge could not grade 2 of")
+    assert "stopped early" in summary["incomplete"]
+    assert "gate" not in summary
+    assert len(ids_in("run")) < 24  # stopped once the limit could no longer be kept
+    assert "INCOMPLETE" in Path("run/report.md").read_text()
+
+
+def test_max_failures_raises_the_share_a_run_may_lose(run_cli, judge_server):
+    for _ in range(2):
+        judge_server.enqueue(PROSE)
+    run = score(run_cli, judge_server, "--concurrency", "1", "--max-retries", "0",
+                "--max-failures", "10%", out="run")  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    assert (run.summary["n_cases"], run.summary["n_failed"]) == (24, 2)
+    assert "incomplete" not in run.summary
+
+
+def test_max_failures_as_a_count(run_cli, judge_server):
+    for _ in range(3):
+        judge_server.enqueue(PROSE)
+    run = score(run_cli, judge_server, "--concurrency", "1", "--max-retries", "0",
+                "--max-failures", "2", out="run")  # fmt: skip
     assert run.exit_code == 3
-    assert len(ids_in("run")) == 10  # the share is judged from the 10th case on
+    assert json.loads(Path("run/summary.json").read_text())["n_failed"] == 3
 
 
 def test_an_api_key_never_reaches_a_file(run_cli, judge_server, monkeypatch):
@@ -143,24 +168,23 @@ def test_an_api_key_never_reaches_a_file(run_cli, judge_server, monkeypatch):
     judge_server.fail_next(401, body=json.dumps({"error": {"message": f"Incorrect API key {key}",
                                                            "type": "auth"}}))  # fmt: skip
     run = score(run_cli, judge_server, "--limit", "3", out="run")
-    assert run.exit_code == 0
+    assert run.exit_code == 3  # a 401 on the first call: the judge cannot be used
     assert judge_server.requests[0].headers["authorization"].endswith(key)  # it was sent...
     leaked = [p for p in Path().rglob("*") if p.is_file() and key.encode() in p.read_bytes()]
     assert leaked == []  # ...but is in no run file and not in the cache
     assert key not in run.stderr
     assert key not in run.stdout
-    failed = next(x for x in Path("run/results.jsonl").read_text().splitlines() if "failed" in x)
-    assert "***" in json.loads(failed)["error"]
+    assert "Incorrect API key ***" in run.stderr
 
 
 def test_cache_stats_and_clear(run_cli, judge_server):
     score(run_cli, judge_server, "--limit", "3", out="run")
     stats = run_cli(None, "cache", "stats")
     assert stats.exit_code == 0
-    assert "3 replies" in stats.stderr
+    assert "3 replies" in stats.stdout
     assert Path(os.environ["JUDGE_CACHE_DIR"]).exists()
     cleared = run_cli(None, "cache", "clear")
-    assert "removed 3 cached replies" in cleared.stderr
+    assert "removed 3 cached replies" in cleared.stdout
     score(run_cli, judge_server, "--limit", "3", out="again")
     assert len(judge_server.requests) == 6
 

@@ -86,9 +86,9 @@ def test_server_errors_and_dropped_connections_are_retried(run_cli, judge_server
 def test_an_auth_error_is_not_retried(run_cli, judge_server, cases_file):
     judge_server.fail_next(401, body='{"error": {"message": "bad key", "type": "auth"}}')
     run = score(run_cli, judge_server, cases_file, "--limit", "1")
-    assert run.exit_code == 0
-    assert run.summary["n_failed"] == 1
-    assert "401" in run.summary["failures"][0]["error"]
+    assert run.exit_code == 3  # the judge cannot be used: an outage, not a verdict
+    assert "HTTP 401" in run.stderr
+    assert "bad key" in run.stderr
     assert len(judge_server.requests) == 1
 
 
@@ -96,8 +96,9 @@ def test_malformed_replies_are_retried_then_recorded_as_failed(run_cli, judge_se
     for _ in range(3):
         judge_server.enqueue("The answer is fine, I'd say 3.")
     run = score(run_cli, judge_server, cases_file, "--limit", "1", "--max-retries", "2")
-    assert run.exit_code == 0, run.stderr
+    assert run.exit_code == 3, run.stderr  # 1 of 1 failed: no verdict, never exit 0
     assert run.summary["n_failed"] == 1
+    assert run.summary["incomplete"].startswith("the judge could not grade 1 of 1 cases")
     line = json.loads(Path("run/results.jsonl").read_text())
     assert line["status"] == "failed"
     assert "no JSON object" in line["error"]
@@ -136,9 +137,12 @@ def test_rpm_keeps_the_request_rate(run_cli, tmp_path):
         assert run.exit_code == 0, run.stderr
         times = sorted(r.time for r in server.requests)
     assert len(times) == 6
-    # 120 rpm: a burst of one second's budget (2), then at most 2/s.
-    assert times[2] - times[0] >= 0.45, times
-    assert (len(times) - 2) / (times[-1] - times[0]) <= 2.0, times
+    # 120 rpm: one call every ~0.5 s from the first, no burst. The exact send times are
+    # tested on a fake clock (tests/unit/test_limits.py); arrival times at a server on a
+    # loaded machine jitter, so this only checks the pace with room to spare: five gaps of
+    # 0.505 s cannot arrive in under 2 s. (Regression, issue 13: a bound with no margin,
+    # "at most 2.0/s", failed at 2.0098/s on a loaded CI machine.)
+    assert times[-1] - times[0] >= 2.0, times
 
 
 def test_one_429_holds_every_call_to_that_model(run_cli, judge_server, tmp_path):
@@ -156,9 +160,12 @@ def test_one_429_holds_every_call_to_that_model(run_cli, judge_server, tmp_path)
     assert len(soon) <= 2, [(r.status, r.time - limited.time) for r in judge_server.requests]
 
 
-def test_progress_and_tables_go_to_stderr_not_stdout(run_cli, judge_server, cases_file):
+# Regression (review 2026-11-23, finding 12): the tables went to stderr, so
+# `judge score ... | less` showed nothing.
+def test_tables_go_to_stdout_and_progress_to_stderr(run_cli, judge_server, cases_file):
     run = run_cli(judge_server, "score", str(cases_file), "--rubric", "helpfulness", "--out", "run")
     assert run.exit_code == 0
-    assert run.stdout == ""
-    assert "mean score" in run.stderr
-    assert "run directory: run" in run.stderr
+    assert "mean score" in run.stdout
+    assert "run directory: run" in run.stdout
+    assert "mean score" not in run.stderr
+    assert "judging: 3/3 (100%)" in run.stderr

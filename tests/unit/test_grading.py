@@ -4,7 +4,7 @@ import asyncio
 
 from judgecli.dataset import Case
 from judgecli.grading import GradingPlan, grade_pointwise
-from judgecli.judge import JudgeCallError
+from judgecli.judge import JudgeCallError, JudgeReply
 from judgecli.result import CaseStatus
 from tests.scripted import ScriptedJudge
 
@@ -89,3 +89,50 @@ def test_binary_majority_decides_and_a_split_panel_decides_nothing(binary_rubric
     assert (result.choice, result.passed) == ("YES", True)
     split = grade(judge, binary_rubric, models=("m1", "m2"))
     assert (split.status, split.choice, split.passed) == (CaseStatus.OK, None, None)
+
+
+def test_a_reply_cut_off_at_max_tokens_is_re_asked_not_parsed(pointwise_rubric):
+    # Issue 13: finish_reason "length" is retried with a clear error; even a complete
+    # object early in a cut-off reply is not taken as the verdict.
+    cut = JudgeReply(text='{"reasoning": "a", "score": 1} and then I reconsidered, the',
+                     finish_reason="length")  # fmt: skip
+    judge = ScriptedJudge().enqueue(cut, cut)
+    result = grade(judge, pointwise_rubric, retries=1)
+    assert result.status is CaseStatus.FAILED
+    assert "cut off at --max-tokens 100 (finish_reason: length)" in result.error
+    assert "be brief" in judge.history[1].messages[-1]["content"]
+
+
+def test_a_reasoning_models_thinking_is_kept_but_never_parsed(pointwise_rubric):
+    reply = JudgeReply(text='{"reasoning": "ok", "score": 2}', reasoning='maybe {"score": 4}?')
+    result = grade(ScriptedJudge().enqueue(reply), pointwise_rubric)
+    assert result.score == 2.0
+    assert result.judgements[0].reasoning == 'maybe {"score": 4}?'
+
+
+def test_the_case_text_is_kept_with_its_result(pointwise_rubric):
+    result = grade(ScriptedJudge().enqueue('{"reasoning": "fine", "score": 3}'), pointwise_rubric)
+    assert result.case["input"] == "q"
+    assert result.case["output"] == "a"
+
+
+def test_a_stop_in_one_call_lets_its_sibling_calls_finish(pointwise_rubric):
+    # --max-cost stops the run in one judge's call: the other judge's reply, already paid
+    # for, is still received and remembered (cached), not cancelled mid-flight.
+    from judgecli.errors import BudgetExceededError
+
+    class Judge(ScriptedJudge):
+        async def complete(self, request):
+            if request.model == "m1":
+                raise BudgetExceededError("stopped")
+            await asyncio.sleep(0.05)
+            return JudgeReply(text='{"reasoning": "fine", "score": 3}')
+
+    judge = Judge()
+    try:
+        grade(judge, pointwise_rubric, models=("m1", "m2"))
+    except BudgetExceededError:
+        pass
+    else:
+        raise AssertionError("the stop must reach the runner")
+    assert [r.model for r in judge.remembered] == ["m2"]

@@ -1,67 +1,130 @@
+"""The rate gate on a fake clock: every wait happens under the gate's FIFO lock, one at a
+time, so a sleep that advances a fake clock gives the exact send times, on any machine."""
+
 from __future__ import annotations
 
 import asyncio
 
 import pytest
 
-from judgecli.limits import Limits, RateGate, paced_limiter
+from judgecli.limits import RPM_MARGIN, Limits, RateGate, paced_limiter
+from judgecli.pacing import RateLimitInfo
 
 
-def run_gate(n, **kw):
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.now += max(seconds, 0.0)
+        await asyncio.sleep(0)
+
+
+def send_times(n: int, *, open_first: bool = True, before=None, **gate_args) -> list[float]:
+    """When n calls, all queued at t=0, would be sent."""
+
     async def main():
-        gate = RateGate(**kw)
-        loop = asyncio.get_running_loop()
-        start = loop.time()
+        clock = FakeClock()
+        gate = RateGate(clock=clock, sleep=clock.sleep, **gate_args)
+        if open_first:
+            gate.open()
+        if before is not None:
+            before(gate)
         stamps = []
 
         async def one():
             await gate.acquire(1)
-            stamps.append(loop.time() - start)
+            stamps.append(clock.now)
 
         await asyncio.gather(*(one() for _ in range(n)))
-        return sorted(stamps)
+        return stamps
 
     return asyncio.run(main())
 
 
-def test_rpm_is_paced_over_a_second_not_burst_over_a_minute():
-    # rpm=600: 10 per second. A minute-sized bucket would let all 25 through at t=0.
-    stamps = run_gate(25, rpm=600, tpm=None)
-    assert stamps[9] < 0.05  # the first second's worth goes at once
-    assert stamps[-1] >= 1.4  # the rest at ~10/s
+def test_rpm_spaces_calls_evenly_from_the_first_with_no_burst():
+    # Regression (issue 13): 8-9 requests left at once at the start, and against a key
+    # already at its limit each was a 429.
+    stamps = send_times(25, rpm=600, tpm=None)
+    gap = 60 / (600 * RPM_MARGIN)
+    assert stamps == pytest.approx([i * gap for i in range(25)])
 
 
-def test_slow_rpm_spaces_calls_evenly():
-    # rpm=120 is 2/s; bucket capacity 2 → 2 at t=0, then one every 0.5 s.
-    stamps = run_gate(4, rpm=120, tpm=None)
-    assert stamps[1] < 0.05
-    assert 0.45 <= stamps[2] < 0.7
-    assert 0.95 <= stamps[3] < 1.2
+@pytest.mark.parametrize("rpm", [1, 30, 120, 600, 10_000])
+def test_rpm_is_never_exceeded_in_any_closed_minute(rpm):
+    stamps = send_times(min(3 * rpm, 2_000), rpm=rpm, tpm=None)
+    start = 0
+    for end, t in enumerate(stamps):
+        while stamps[start] < t - 60:
+            start += 1
+        assert end - start + 1 <= rpm
+    minutes = stamps[-1] / 60
+    if minutes >= 1:
+        assert (len(stamps) - 1) / minutes >= 0.98 * rpm
 
 
-def test_rpm_below_sixty_does_not_raise():
-    stamps = run_gate(2, rpm=30, tpm=None)  # 0.5/s; capacity clamps to 1 unit
-    assert stamps[1] >= 1.9
+def test_without_a_limit_calls_are_not_paced():
+    assert send_times(10, rpm=None, tpm=None) == [0.0] * 10
+
+
+def test_a_retry_after_holds_every_call_and_releases_them_paced():
+    # Regression (issue 13): when the Retry-After pause ended, every waiting worker sent at
+    # once and met the wall again.
+    def limited(gate):
+        gate.rate_limited(RateLimitInfo(), retry_after=2.0)
+
+    stamps = send_times(5, rpm=None, tpm=None, before=limited)
+    assert stamps[0] == pytest.approx(2.0)
+    gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    assert all(g > 0.1 for g in gaps)  # paced at the rate the 429 set, not all at once
+
+
+def test_the_first_call_goes_alone_until_it_is_over():
+    async def main():
+        clock = FakeClock()
+        gate = RateGate(rpm=None, tpm=None, clock=clock, sleep=clock.sleep)
+        await gate.acquire(1)  # the probe
+        follower = asyncio.create_task(gate.acquire(1))
+        await asyncio.sleep(0.01)
+        waiting = not follower.done()
+        gate.open()
+        await asyncio.wait_for(follower, 1)
+        return waiting
+
+    assert asyncio.run(main()) is True
+
+
+def test_the_gate_opens_when_the_probe_call_fails():
+    async def main():
+        limits = Limits(concurrency=4, rpm=None, tpm=None)
+        with pytest.raises(RuntimeError):
+            async with limits.slot("m", 1):
+                raise RuntimeError("the probe failed")
+        async with limits.slot("m", 1):
+            return True
+
+    assert asyncio.run(asyncio.wait_for(main(), 5)) is True
+
+
+def test_headers_saying_few_requests_remain_set_the_pace():
+    def replied(gate):
+        gate.replied(RateLimitInfo(limit=60, remaining=1, reset_s=60.0))
+
+    stamps = send_times(4, rpm=None, tpm=None, before=replied)
+    gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    assert gaps == pytest.approx([1 / 0.97] * 3)  # 60 per minute, 3% in hand
 
 
 def test_a_large_request_is_clamped_to_the_token_bucket_instead_of_raising():
     async def main():
         gate = RateGate(rpm=None, tpm=600)  # 10 tokens per second
+        gate.open()
         await gate.acquire(10_000)
 
     asyncio.run(main())
-
-
-def test_pause_holds_every_waiter_until_retry_after():
-    async def main():
-        gate = RateGate(rpm=None, tpm=None)
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        gate.pause(0.3)
-        await asyncio.gather(gate.acquire(1), gate.acquire(1))
-        return loop.time() - start
-
-    assert asyncio.run(main()) >= 0.29
 
 
 def test_concurrency_caps_calls_in_flight():
@@ -91,13 +154,13 @@ def test_each_model_has_its_own_gate():
     assert asyncio.run(main()) == (True, False)
 
 
-@pytest.mark.parametrize("rpm", [1, 30, 60, 90, 120, 600, 10_000])
-def test_a_paced_limiter_never_exceeds_the_rate_in_any_minute(rpm):
-    limiter = paced_limiter(rpm)
+@pytest.mark.parametrize("tpm", [1, 30, 60, 90, 120, 600, 10_000])
+def test_a_paced_token_limiter_never_exceeds_the_rate_in_any_minute(tpm):
+    limiter = paced_limiter(tpm)
     burst = limiter.max_rate
     per_second = limiter.max_rate / limiter.time_period
-    assert burst <= max(1, rpm / 60)  # at most one second of budget at once
+    assert burst <= max(1, tpm / 60)  # at most one second of budget at once
     # Worst case in a minute: a full bucket plus 60 s of drain (or exact spacing for one unit).
     worst = 60 * per_second if burst == 1 else burst + 60 * per_second
-    assert worst == pytest.approx(min(rpm, worst))
-    assert worst >= 0.98 * rpm
+    assert worst == pytest.approx(min(tpm, worst))
+    assert worst >= 0.98 * tpm

@@ -37,7 +37,8 @@ def test_system_message_carries_the_schema_and_the_data_warning(pointwise_rubric
 def test_pointwise_schema_puts_reasoning_first_then_an_integer_score(pointwise_rubric):
     schema = verdict_schema(pointwise_rubric)
     assert list(schema["properties"]) == ["reasoning", "score"]
-    assert schema["properties"]["score"] == {"type": "integer", "minimum": 1, "maximum": 4}
+    # An enum of the scale's points: llama.cpp's grammar enforces it, not minimum/maximum.
+    assert schema["properties"]["score"] == {"type": "integer", "enum": [1, 2, 3, 4]}
     assert schema["required"] == ["reasoning", "score"]
     assert schema["additionalProperties"] is False
 

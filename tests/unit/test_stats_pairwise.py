@@ -61,8 +61,6 @@ def test_win_rate_bootstrap_interval_contains_the_win_rate():
     ("outcomes", "expected"),
     [
         pytest.param([], (None, None), id="no-cases-is-undefined"),
-        pytest.param([1.0, 1.0, 1.0], (1.0, 1.0), id="all-wins-has-no-spread"),
-        pytest.param([0.5, 0.5], (0.5, 0.5), id="all-ties-has-no-spread"),
     ],
 )
 def test_win_rate_bootstrap_interval_edge_cases(outcomes, expected):
@@ -158,3 +156,19 @@ def test_cases_needed_is_the_smallest_sufficient_number_on_a_grid():
 def test_cases_needed_rejects_rates_outside_zero_and_one():
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         cases_needed(1.2, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "expected"),
+    [
+        # statsmodels.stats.proportion.proportion_confint(5, 5, method="wilson")
+        pytest.param([1.0] * 5, (0.565518, 1.0), id="five-wins-of-five"),
+        # proportion_confint(2, 4, method="wilson"): all ties count as 2 of 4
+        pytest.param([0.5] * 4, (0.150039, 0.849961), id="all-ties"),
+        pytest.param([0.0] * 3, (0.0, 0.561497), id="three-losses"),
+    ],
+)
+def test_a_sample_with_no_spread_gets_wilson_not_a_zero_width_bootstrap(outcomes, expected):
+    # Issue 13 §6: every resample of identical outcomes is identical, and the percentile
+    # interval [100%, 100%] read as certainty from five cases.
+    assert win_rate_bootstrap_interval(outcomes, seed=1) == pytest.approx(expected, abs=1e-6)

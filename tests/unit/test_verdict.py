@@ -85,3 +85,31 @@ def test_confidence_is_required_and_bounded_when_the_rubric_asks(pointwise_rubri
 
 def test_extract_json_ignores_non_object_json():
     assert extract_json("[1, 2, 3]") is None
+
+
+def test_a_think_block_before_the_json_is_skipped(pointwise_rubric):
+    # Issue 13: reasoning models served raw think aloud first, braces and all.
+    text = '<think>Is it a 4? {"score": 4} no...</think>\n{"reasoning": "ok", "score": 2}'
+    assert parse_verdict(text, pointwise_rubric).score == 2.0
+
+
+def test_a_closing_think_tag_alone_ends_the_thinking(pointwise_rubric):
+    text = 'The answer... {"score": 4}\n</think>\n\n{"reasoning": "ok", "score": 1}'
+    assert parse_verdict(text, pointwise_rubric).score == 1.0
+
+
+def test_a_reply_that_never_stops_thinking_has_no_verdict(pointwise_rubric):
+    with pytest.raises(VerdictError, match="all <think> block"):
+        parse_verdict('<think>{"reasoning": "x", "score": 3} hmm, let me', pointwise_rubric)
+
+
+def test_json_in_a_fenced_block_after_prose_is_the_verdict(pointwise_rubric):
+    text = 'Here is my assessment.\n\n```json\n{"reasoning": "ok", "score": 3}\n```\nThanks!'
+    assert parse_verdict(text, pointwise_rubric).score == 3.0
+
+
+def test_a_raw_newline_inside_a_string_is_read(pointwise_rubric):
+    # llama.cpp's JSON grammar lets a model write a raw newline inside "reasoning": invalid
+    # JSON, but an unambiguous object (issue 13, SmolLM2 under llama-cpp-python).
+    text = '{"reasoning": "Line one.\nLine two.", "score": 3}'
+    assert parse_verdict(text, pointwise_rubric).reasoning == "Line one.\nLine two."
