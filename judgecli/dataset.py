@@ -9,15 +9,17 @@ works. All input is therefore checked before the first judge call.
 from __future__ import annotations
 
 import json
+import math
 import random
-from collections.abc import Callable, Iterator, Mapping
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgecli.errors import DatasetError
+from judgecli.errors import ConfigError, DatasetError
 
 T = TypeVar("T")
 BOM = b"\xef\xbb\xbf"
@@ -159,28 +161,112 @@ def parse_case(
     ):
         raise DatasetError(path, number, '"context" must be a string or a list of strings')
     for name in requires:
-        if values.get(name) in (None, "", []):
-            key = field_map.get(name, name)
+        # An empty string (a refusal, a truncated answer) is data to grade, not a missing
+        # field: only an absent key or null is refused.
+        key = field_map.get(name, name)
+        if name not in values:
             raise DatasetError(
-                path,
-                number,
-                f'missing required field "{key}"',
+                path, number, f'missing required field "{key}"',
                 hint=f"the rubric requires {requires}; "
                 f"use --field {name}=COLUMN to map another name",
-            )
+            )  # fmt: skip
+        if values[name] is None:
+            raise DatasetError(
+                path, number, f'"{key}" is null',
+                hint=f'write "" for an empty {name} (it is judged as given), '
+                "or drop the case",
+            )  # fmt: skip
     return Case(id=str(case_id), metadata=obj, line=number, **values)
+
+
+def is_blank(case: Case, name: str) -> bool:
+    """Whether the case's field is present but empty (or only whitespace)."""
+    text = case.field_text(name)
+    return text is not None and not text.strip()
+
+
+class EmptyFields:
+    """Counts the selected cases whose required fields are empty, for one scan warning per
+    field: a dataset of empty answers is valid, but a user should hear how many there are.
+    Only the lines of empty fields are kept, so memory follows the empties, not the file.
+    """
+
+    def __init__(self, path: Path, names: list[str], field_map: Mapping[str, str]) -> None:
+        self._path = path
+        self._names = names
+        self._field_map = field_map
+        self._lines: dict[str, list[int]] = {name: [] for name in names}
+
+    def note(self, case: Case) -> None:
+        """Record the case's empty fields."""
+        for name in self._names:
+            if is_blank(case, name):
+                self._lines[name].append(case.line)
+
+    def warnings(self, selected: Iterable[int]) -> list[str]:
+        """`path: 3 cases have an empty "output" (judged as given)`, for the selected lines."""
+        chosen = set(selected)
+        found: list[str] = []
+        for name, lines in self._lines.items():
+            count = sum(line in chosen for line in lines)
+            if count:
+                key = self._field_map.get(name, name)
+                verb = "case has" if count == 1 else "cases have"
+                found.append(f'{self._path}: {count} {verb} an empty "{key}" (judged as given)')
+        return found
+
+
+@dataclass(frozen=True)
+class SampleSize:
+    """`--sample N` (a count of cases) or `--sample P%` (a share of the selectable cases)."""
+
+    count: int | None = None
+    percent: float | None = None
+
+    def of(self, total: int) -> int:
+        """How many of `total` cases this size means (a share above 0% rounds up: never 0
+        cases), capped at `total`.
+        """
+        if self.percent is not None:
+            floor = 1 if self.percent > 0 else 0
+            return min(total, max(floor, math.ceil(total * self.percent / 100 - 1e-9)))
+        return min(total, self.count or 0)
+
+
+SAMPLE_SYNTAX = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$")
+
+
+def parse_sample(text: str) -> SampleSize:
+    """`--sample 200` or `--sample 10%` (or 2.5%) as a SampleSize; ConfigError otherwise."""
+    match = SAMPLE_SYNTAX.match(text)
+    is_share = bool(match and match.group(2))
+    if match is None or (not is_share and "." in match.group(1)):
+        raise ConfigError(
+            f"--sample {text!r} is not N or P%", hint="e.g. --sample 200 or --sample 10%"
+        )
+    value = float(match.group(1))
+    if is_share and not 0 < value <= 100:
+        raise ConfigError(
+            f"--sample {text}: a share must be above 0% and at most 100%",
+            hint="e.g. --sample 10%; leave --sample out to judge every case",
+        )
+    if not is_share and value < 1:
+        raise ConfigError(f"--sample {text}: judge at least 1 case", hint="e.g. --sample 200")
+    return SampleSize(percent=value) if is_share else SampleSize(count=int(value))
 
 
 class Selector(Generic[T]):
     """Keeps the items --sample/--limit choose, in bounded memory.
 
     `--sample N` draws N items uniformly (reservoir sampling, seeded: the same seed picks
-    the same items); `--limit N` then keeps the first N of what is left, in file order.
+    the same items); `--sample P%` draws its share the same way once the number of items is
+    known, so it holds every item's position until then; `--limit N` then keeps the first N
+    of what is left, in file order.
     """
 
-    def __init__(self, *, limit: int | None, sample: int | None, seed: int) -> None:
+    def __init__(self, *, limit: int | None, sample: int | SampleSize | None, seed: int) -> None:
         self._limit = limit
-        self._sample = sample
+        self._sample = SampleSize(count=sample) if isinstance(sample, int) else sample
         self._rng = random.Random(seed)
         self._seen = 0
         self._chosen: list[T] = []
@@ -191,16 +277,20 @@ class Selector(Generic[T]):
         if self._sample is None:
             if self._limit is None or len(self._chosen) < self._limit:
                 self._chosen.append(item)
-        elif len(self._chosen) < self._sample:
+        elif self._sample.count is None or len(self._chosen) < self._sample.count:
+            # (A share keeps every item: it is drawn once the number of items is known.)
             self._chosen.append(item)
         else:
             slot = self._rng.randrange(self._seen)
-            if slot < self._sample:
+            if slot < self._sample.count:
                 self._chosen[slot] = item
 
     def chosen(self, key: Callable[[T], int]) -> list[T]:
         """The chosen items in file order (`key` gives an item's position)."""
-        ordered = sorted(self._chosen, key=key)
+        items = self._chosen
+        if self._sample is not None and self._sample.percent is not None:
+            items = self._rng.sample(items, self._sample.of(len(items)))
+        ordered = sorted(items, key=key)
         return ordered[: self._limit] if self._limit is not None else ordered
 
 
@@ -210,7 +300,7 @@ def scan_dataset(
     requires: list[str],
     field_map: Mapping[str, str] | None = None,
     limit: int | None = None,
-    sample: int | None = None,
+    sample: int | SampleSize | None = None,
     seed: int = 0,
     only: set[str] | None = None,
 ) -> DatasetScan:
@@ -220,20 +310,23 @@ def scan_dataset(
     field_map = field_map or {}
     first_line: dict[str, int] = {}
     selector: Selector[int] = Selector(limit=limit, sample=sample, seed=seed)
+    empty = EmptyFields(path, requires, field_map)
     derived = 0
     for number, _, text in iter_lines(path):
         case = parse_case(path, number, text, field_map=field_map, requires=requires)
         check_unique(path, case, first_line)
         derived += case.id == f"line-{number}" and "id" not in field_map
+        empty.note(case)
         if only is None or case.id in only:
             selector.offer(number)
     if not first_line:
         raise DatasetError(path, None, "no cases (the file is empty)")
+    lines = selector.chosen(key=int)
     warnings = [f"{path}: {derived} case(s) without an id; using line-<number> as id"] * bool(
         derived
     )
     return DatasetScan(
-        path=path, lines=selector.chosen(key=int), total=len(first_line), warnings=warnings
+        path=path, lines=lines, total=len(first_line), warnings=warnings + empty.warnings(lines)
     )
 
 
@@ -271,9 +364,12 @@ def scan_labelled_cases(
     """
     field_map = field_map or {}
     first: dict[str, Case] = {}
+    empty = EmptyFields(path, requires, field_map)
     for number, _, text in iter_lines(path):
         case = parse_case(path, number, text, field_map=field_map, requires=requires)
         seen = first.setdefault(case.id, case)
+        if seen is case:
+            empty.note(case)
         fields = ("input", "output", "reference", "context")
         if seen is not case and any(getattr(seen, f) != getattr(case, f) for f in fields):
             raise DatasetError(
@@ -283,4 +379,4 @@ def scan_labelled_cases(
     if not first:
         raise DatasetError(path, None, "no cases (the file is empty)")
     lines = sorted(c.line for c in first.values())
-    return DatasetScan(path=path, lines=lines, total=len(lines))
+    return DatasetScan(path=path, lines=lines, total=len(lines), warnings=empty.warnings(lines))

@@ -11,7 +11,16 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judgecli.dataset import Case, Selector, check_unique, iter_lines, parse_case, read_line_at
+from judgecli.dataset import (
+    Case,
+    EmptyFields,
+    SampleSize,
+    Selector,
+    check_unique,
+    iter_lines,
+    parse_case,
+    read_line_at,
+)
 from judgecli.errors import DatasetError
 
 # How many ids an error or warning names before "and N more".
@@ -55,7 +64,7 @@ class PairScan:
 
 
 def digest(text: str | None) -> bytes:
-    """A short fingerprint of an input, so inputs are compared without keeping them."""
+    """A short fingerprint of a text, so texts are compared without keeping them."""
     return hashlib.blake2b((text or "").encode(), digest_size=16).digest()
 
 
@@ -63,6 +72,53 @@ def named(ids: list[str]) -> str:
     """'a', 'b', 'c' and 4 more."""
     shown = ", ".join(repr(i) for i in ids[:SHOWN_IDS])
     return shown + (f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else "")
+
+
+def unmatched(only_old: list[str], old_path: Path, only_new: list[str], new_path: Path) -> str:
+    """`2 ids only in old.jsonl ('p2', 'p3'); 1 id only in new.jsonl ('p9')`, naming only
+    the sides that have any.
+    """
+    sides = [(ids, path) for ids, path in ((only_old, old_path), (only_new, new_path)) if ids]
+    return "; ".join(
+        f"{len(ids)} {'id' if len(ids) == 1 else 'ids'} only in {path} ({named(ids)})"
+        for ids, path in sides
+    )
+
+
+@dataclass(frozen=True)
+class Indexed:
+    """A NEW case as the join needs it: where its line is, and fingerprints of its texts."""
+
+    at: Located
+    input: bytes
+    output: bytes
+
+
+def index_new(
+    new_path: Path, *, requires: list[str], field_map: Mapping[str, str]
+) -> tuple[dict[str, Indexed], EmptyFields]:
+    """Validate NEW and index its cases by id (and count its empty fields; its inputs are
+    OLD's, so only OLD's empty inputs are counted).
+    """
+    index: dict[str, Indexed] = {}
+    seen: dict[str, int] = {}
+    empty = EmptyFields(new_path, [f for f in requires if f != "input"], field_map)
+    for number, offset, text in iter_lines(new_path):
+        case = parse_case(new_path, number, text, field_map=field_map, requires=requires)
+        check_unique(new_path, case, seen)
+        empty.note(case)
+        index[case.id] = Indexed(Located(number, offset), digest(case.input), digest(case.output))
+    if not index:
+        raise DatasetError(new_path, None, "no cases (the file is empty)")
+    return index, empty
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (also through links or `./`)."""
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
 
 
 def scan_pairs(
@@ -73,34 +129,32 @@ def scan_pairs(
     field_map: Mapping[str, str] | None = None,
     allow_partial: bool = False,
     limit: int | None = None,
-    sample: int | None = None,
+    sample: int | SampleSize | None = None,
     seed: int = 0,
     only: set[str] | None = None,
 ) -> PairScan:
     """Validate both files and join them on id (see dataset.Selector for limit/sample)."""
     field_map = field_map or {}
-    new_index: dict[str, tuple[Located, bytes]] = {}
-    seen: dict[str, int] = {}
-    for number, offset, text in iter_lines(new_path):
-        case = parse_case(new_path, number, text, field_map=field_map, requires=requires)
-        check_unique(new_path, case, seen)
-        new_index[case.id] = (Located(number, offset), digest(case.input))
-    if not new_index:
-        raise DatasetError(new_path, None, "no cases (the file is empty)")
+    new_index, new_empty = index_new(new_path, requires=requires, field_map=field_map)
     selector: Selector[tuple[Located, Located]] = Selector(limit=limit, sample=sample, seed=seed)
-    seen = {}
+    old_empty = EmptyFields(old_path, requires, field_map)
+    seen: dict[str, int] = {}
     only_old: list[str] = []
     differing: list[str] = []
+    same_output = 0
     for number, offset, text in iter_lines(old_path):
         case = parse_case(old_path, number, text, field_map=field_map, requires=requires)
         check_unique(old_path, case, seen)
+        old_empty.note(case)
         match = new_index.pop(case.id, None)
         if match is None:
             only_old.append(case.id)
-        elif match[1] != digest(case.input):
+        elif match.input != digest(case.input):
             differing.append(case.id)
-        elif only is None or case.id in only:
-            selector.offer((Located(number, offset), match[0]))
+        else:
+            same_output += match.output == digest(case.output)
+            if only is None or case.id in only:
+                selector.offer((Located(number, offset), match.at))
     if not seen:
         raise DatasetError(old_path, None, "no cases (the file is empty)")
     if differing:
@@ -111,10 +165,7 @@ def scan_pairs(
     only_new = list(new_index)
     warnings = []
     if only_old or only_new:
-        problem = (
-            f"{len(only_old)} id(s) only in {old_path} ({named(only_old)}), "
-            f"{len(only_new)} only in {new_path} ({named(only_new)})"
-        )
+        problem = unmatched(only_old, old_path, only_new, new_path)
         if not allow_partial:
             raise DatasetError(
                 new_path, None, f"the files do not have the same ids: {problem}",
@@ -125,6 +176,16 @@ def scan_pairs(
     if not pairs:
         raise DatasetError(new_path, None, f"no id is in both {old_path} and {new_path}")
     total = len(seen) - len(only_old) - len(differing)
+    # Comparing a version with itself can only measure the judge's noise: say so, since the
+    # run itself looks like any other (a win rate near 50%).
+    if same_file(old_path, new_path):
+        warnings.append(f"OLD and NEW are the same file ({new_path}): the run compares a "
+                        "version with itself")  # fmt: skip
+    elif same_output == total:
+        warnings.append(f"{old_path} and {new_path} have the same output for every id: the run "
+                        "compares a version with itself")  # fmt: skip
+    warnings += old_empty.warnings(p[0].line for p in pairs)
+    warnings += new_empty.warnings(p[1].line for p in pairs)
     return PairScan(
         old_path=old_path, new_path=new_path, pairs=pairs, total=total, only_old=only_old,
         only_new=only_new, warnings=warnings,

@@ -7,12 +7,14 @@ always be traced to the exact rubric that produced it.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import re
 import string
 from enum import StrEnum
 from functools import cached_property
+from importlib import resources
 from pathlib import Path
 from typing import Any, Self
 
@@ -20,10 +22,25 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from judgecli.errors import RubricError
-from judgecli.yamlfile import NoAliasLoader, yaml_line
+from judgecli.yamlfile import NoAliasLoader, plain_problem, yaml_line
 
-# Where the bundled rubric library lives (the repo's `rubrics/` folder).
-LIBRARY_DIR = Path(__file__).resolve().parent.parent / "rubrics"
+
+def bundled_library() -> Path:
+    """The folder of the bundled rubric library.
+
+    An installed wheel carries it as `judgecli/library/` (pyproject maps the repository's
+    top-level `rubrics/` there). A checkout, or the editable install `make install` makes,
+    imports judgecli from the repository itself, where the library is `rubrics/` beside it.
+    """
+    packaged = resources.files("judgecli").joinpath("library")
+    # pip always unpacks a wheel, so an installed package is a real folder; a zipped import
+    # (not a real Path) would fall through to the checkout folder and find nothing.
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged.resolve()
+    return Path(__file__).resolve().parent.parent / "rubrics"
+
+
+LIBRARY_DIR = bundled_library()
 
 # Fields a template may name. Pairwise templates use output_a/output_b, filled by the
 # prompt builder from the two cases of a pair (the order decides which is which).
@@ -161,9 +178,9 @@ class Rubric(Strict):
         return self
 
     def _check_template_fields(self) -> None:
-        allowed = set(self.requires)
-        if self.kind is RubricKind.PAIRWISE:
-            allowed = (allowed - {"output"}) | PAIRWISE_FIELDS
+        pairwise = self.kind is RubricKind.PAIRWISE
+        known = (CASE_FIELDS - {"output"}) | PAIRWISE_FIELDS if pairwise else CASE_FIELDS
+        allowed = (set(self.requires) & known) | (PAIRWISE_FIELDS if pairwise else set())
         for part in ("system", "user"):
             try:
                 fields = template_fields(getattr(self.prompt, part))
@@ -172,10 +189,17 @@ class Rubric(Strict):
                     f"prompt.{part}: {err} (write {{{{ and }}}} for literal braces)"
                 ) from None
             for field in fields:
+                if field == "output" and pairwise:
+                    raise ValueError(
+                        f"prompt.{part}: a pairwise prompt shows the two answers as "
+                        "{output_a} and {output_b}, not {output}"
+                    )
+                if field not in known:
+                    raise ValueError(f"prompt.{part}: {unknown_field(field, known)}")
                 if field not in allowed:
                     raise ValueError(
-                        f"prompt.{part} uses {{{field}}}, which is not in requires "
-                        f"{sorted(allowed)}: add it to requires (or write {{{{ }}}} for a brace)"
+                        f"prompt.{part}: {{{field}}} is used but not in requires "
+                        f"{self.requires}: add {field} to requires"
                     )
 
     @property
@@ -196,6 +220,17 @@ class Rubric(Strict):
         """Hash of the validated content: formatting and comments do not change it."""
         canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
         return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def unknown_field(field: str, known: frozenset[str]) -> str:
+    """`{outptu} is not a case field; did you mean {output}? ...` for a template typo."""
+    close = difflib.get_close_matches(field, sorted(known), n=1)
+    guess = f"; did you mean {{{close[0]}}}?" if close else ""
+    names = ", ".join(f"{{{f}}}" for f in sorted(known))
+    return (
+        f"{{{field}}} is not a case field{guess} (fields: {names}; "
+        "write {{ and }} for a literal brace)"
+    )
 
 
 def template_fields(template: str) -> list[str]:
@@ -240,9 +275,9 @@ def parse_mapping(text: str, *, source: str) -> tuple[dict[str, Any], yaml.Node]
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise RubricError(f"{source}{line}: invalid YAML: {err.problem}") from None
+        at, problem = plain_problem(err)
+        line = f":{at}" if at is not None else ""
+        raise RubricError(f"{source}{line}: invalid YAML: {problem}") from None
     except yaml.YAMLError as err:
         raise RubricError(f"{source}: invalid YAML: {err}") from None
     if not isinstance(data, dict) or node is None:

@@ -4,11 +4,15 @@
 see exactly the codes users see: a JudgeError prints `error: ...` (and a hint) on stderr
 and exits with its code; an unexpected crash prints its traceback and exits 3 — never 1,
 which CI reads as "the gate failed".
+
+What users read or pipe (reports, tables, listings) goes to stdout; progress, warnings and
+errors go to stderr; with --json, stdout carries the JSON alone (see cli/render.py).
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, ParamSpec
@@ -23,9 +27,48 @@ from judgecli.errors import ExitCode, JudgeError
 
 P = ParamSpec("P")
 
-# Humans read stderr; stdout carries data only (--json).
 # soft_wrap: an error is one line a user can grep and copy, never wrapped at the terminal width.
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+stdout = Console(highlight=False)
+
+
+# An option declared without a metavar shows its value as a word, as click does, rather
+# than typer's Python type (`<float range>`); options.py names most values better.
+TYPE_WORDS = {"path": "PATH", "int": "N", "float": "NUMBER", "str": "TEXT"}
+
+
+def value_word(param: Any, ctx: Any) -> str:
+    """`PATH`, `N`, `NUMBER`, `TEXT` (or a choice's `a|b`) for an option's value."""
+    label = str(param.display_type(ctx)).strip("<>").removesuffix(" range")
+    if label.startswith("list[") and label.endswith("]"):
+        label = label[5:-1]
+    return TYPE_WORDS.get(label, label)
+
+
+def tidy_help(command: Any, ctx: Any) -> None:
+    """Adjust typer's help for an 80-column screen, for `command` and every subcommand:
+    a flag takes no value, so it shows no type (typer prints `<bool>`, even on --help); an
+    option without a metavar gets a word for its value; and a docstring's paragraphs are
+    joined into lines the terminal wraps (in rich markup mode typer keeps their hard line
+    breaks, which wrap raggedly at any width but the one they were written for).
+    """
+    help_option = command.get_help_option(ctx)
+    for param in [*command.params, *([help_option] if help_option is not None else [])]:
+        metavar = param.metavar
+        if param.param_type_name == "argument":
+            # typer brackets an optional argument itself: `[RUN_B]` would show as `[[RUN_B]]`.
+            if metavar and metavar.startswith("[") and metavar.endswith("]"):
+                param.metavar = metavar[1:-1]
+        elif metavar is None:
+            param.metavar = "" if getattr(param, "is_flag", False) else value_word(param, ctx)
+    if command.help:
+        # click's own rule: a paragraph starting with \b keeps its line breaks.
+        paragraphs = inspect.cleandoc(command.help).split("\n\n")
+        command.help = "\n\n".join(
+            p if p.startswith("\b") else " ".join(p.split()) for p in paragraphs
+        )
+    for sub in getattr(command, "commands", {}).values():
+        tidy_help(sub, ctx)
 
 
 class OneLineErrors(TyperGroup):
@@ -33,6 +76,15 @@ class OneLineErrors(TyperGroup):
     `error:` line plus a hint, exit 2 — instead of click's multi-line box — so CI logs and
     wrappers see the same shape for every kind of bad input.
     """
+
+    tidied = False
+
+    def get_params(self, ctx: Any) -> list[Any]:  # noqa: D102
+        # The root's parameters are read before any help is printed: tidy the whole tree once.
+        if not self.tidied:
+            self.tidied = True
+            tidy_help(self, ctx)
+        return super().get_params(ctx)
 
     def main(  # noqa: D102
         self,
@@ -69,7 +121,6 @@ app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode="rich",
     pretty_exceptions_show_locals=False,  # locals may hold API keys
-    add_completion=False,
 )
 
 

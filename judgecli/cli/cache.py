@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 
-from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli import app, exits_with_code, stdout
 from judgecli.errors import ExitCode
 
 cache_app = typer.Typer(help="Inspect or clear the reply cache.", no_args_is_help=True)
@@ -21,9 +22,13 @@ def stats_command() -> ExitCode:
     cache = ReplyCache(cache_dir())
     stats = cache.stats()
     cache.close()
-    stderr.print(f"{stats.path}: {stats.entries} replies, {stats.size_bytes / 1e6:.1f} MB")
+    # soft_wrap: a long cache path stays one line a script can read.
+    stdout.print(
+        f"{escape(str(stats.path))}: {stats.entries} replies, {stats.size_bytes / 1e6:.1f} MB",
+        soft_wrap=True,
+    )
     for model, count in sorted(stats.models.items()):
-        stderr.print(f"  {model}: {count}")
+        stdout.print(f"  {escape(model)}: {count}", soft_wrap=True)
     return ExitCode.OK
 
 
@@ -37,5 +42,5 @@ def clear_command() -> ExitCode:
     cache = ReplyCache(cache_dir())
     removed = cache.clear()
     cache.close()
-    stderr.print(f"removed {removed} cached replies from {cache.path}")
+    stdout.print(f"removed {removed} cached replies from {escape(str(cache.path))}", soft_wrap=True)
     return ExitCode.OK

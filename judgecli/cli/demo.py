@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli import app, exits_with_code, stdout
 from judgecli.errors import ExitCode, InputError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -96,16 +96,45 @@ def demo_command(
         profiles={"sim-mini": JudgeProfile(position_bias=0.6)},
     )  # fmt: skip
     with SimulatorServer(config) as sim:
-        stderr.print(
+        stdout.print(
             f"[bold]judge simulator[/] on {sim.url} — deterministic fake verdicts, not a model\n"
         )
         for title, args, expected in demo_steps(f"{sim.url}/v1", target):
-            stderr.rule(title)
-            stderr.print(f"[dim]$ judge {escape(shlex.join(args))}[/]")
+            stdout.rule(title)
+            stdout.print(f"[dim]$ judge {escape(shlex.join(args))}[/]")
             code = subprocess.run([sys.executable, "-m", "judgecli", *args], check=False).returncode
             verdict = "as expected" if code in expected else "UNEXPECTED"
-            stderr.print(f"exit code {code} ({verdict})\n")
+            stdout.print(f"exit code {code} ({verdict})\n")
             if code not in expected:
                 return ExitCode.INCOMPLETE
-    stderr.print(f"demo runs are in {escape(str(target))}")
+    for line in next_steps(target):
+        stdout.print(line, soft_wrap=True)
     return ExitCode.OK
+
+
+def next_steps(target: Path) -> list[str]:
+    """The demo's last words: where its runs are, which report to open, what to try next."""
+    datasets = shown_path(REPO / "datasets")
+    report = shown_path(target / "pairwise-pass" / "report.html")
+    real = "--model openai/gpt-4o-mini"
+    return [
+        f"demo runs are in {escape(shown_path(target))}",
+        f"open {escape(report)}  (the comparison that passed its gate: verdicts, the "
+        "interval, both orders of every case)",
+        "",
+        "next, with a real judge (export OPENAI_API_KEY=..., or pick another LiteLLM model; "
+        "--api-base URL for vLLM, Ollama or a proxy):",
+        escape(f"  judge score {datasets}/example.jsonl --rubric helpfulness {real}"),
+        escape(f"  judge pairwise {datasets}/old.jsonl {datasets}/new.jsonl {real} "
+               "--min-win-rate 0.55"),
+        escape(f"  judge calibrate {datasets}/labels.jsonl --rubric helpfulness {real}"),
+        "  judge rubrics list    (the rubric library; `judge rubrics show NAME` to start your own)",
+    ]  # fmt: skip
+
+
+def shown_path(path: Path) -> str:
+    """`path` relative to the working directory when it is under it (shorter to copy)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

@@ -20,6 +20,7 @@ from judgecli.cli import options, stderr
 
 if TYPE_CHECKING:
     from judgecli.cli.progress import RunProgress
+    from judgecli.dataset import SampleSize
     from judgecli.errors import ExitCode
     from judgecli.stats.summary import RunSummary
 
@@ -50,27 +51,45 @@ class JudgeFlags:
     no_cache: bool = False
     max_cost: float | None = None
     max_failures: str | None = None
+    force: bool = False
     limit: int | None = None
-    sample: int | None = None
+    sample: str | None = None
     seed: int = 0
     field: list[str] | None = None
     quiet: bool = False
     json_output: bool = False
+    progress_every: float = 10.0
 
     def run_config_args(self) -> dict[str, Any]:
-        """The flags as keywords of config.build_run_config (--field is parsed apart)."""
+        """The flags as keywords of config.build_run_config (--field is parsed apart; a
+        --sample share is resolved by the dataset scan, and run.json keeps it in argv).
+        """
         values = asdict(self)
-        for flag in ("field", "quiet", "json_output"):
+        for flag in ("field", "quiet", "json_output", "progress_every"):
             del values[flag]
         values["models"] = values.pop("model")
         values["timeout_s"] = values.pop("timeout")
+        values["sample"] = self.sample_size.count if self.sample_size else None
         return values
 
+    @property
+    def sample_size(self) -> SampleSize | None:
+        """--sample as N cases or P% of them."""
+        from judgecli.dataset import parse_sample
+
+        return parse_sample(self.sample) if self.sample is not None else None
+
     def progress(self, total: int) -> RunProgress:
-        """The progress bar on stderr (none with --quiet)."""
+        """Progress on stderr (none with --quiet): a resumed run's progress starts from the
+        cases it holds.
+        """
+        from judgecli.cli.inputs import cases_done
         from judgecli.cli.progress import RunProgress
 
-        return RunProgress(stderr, total=total, enabled=not self.quiet)
+        done = cases_done(self.resume, retry_failed=self.retry_failed) if self.resume else 0
+        return RunProgress(
+            stderr, total=total, enabled=not self.quiet, done=done, every=self.progress_every
+        )
 
     def report(self, summary: RunSummary, run_dir: Path) -> ExitCode:
         """Print the finished run as asked (tables, --json) and say how to exit."""
@@ -88,10 +107,11 @@ DECLARATIONS: dict[str, Any] = {
     "concurrency": options.ConcurrencyOpt, "rpm": options.RpmOpt, "tpm": options.TpmOpt,
     "max_retries": options.MaxRetriesOpt, "timeout": options.TimeoutOpt, "out": options.OutOpt,
     "resume": options.ResumeOpt, "retry_failed": options.RetryFailedOpt,
-    "no_cache": options.NoCacheOpt, "max_cost": options.MaxCostOpt,
+    "force": options.ForceOpt, "no_cache": options.NoCacheOpt, "max_cost": options.MaxCostOpt,
     "max_failures": options.MaxFailuresOpt, "limit": options.LimitOpt,
     "sample": options.SampleOpt, "seed": options.SeedOpt, "field": options.FieldOpt,
     "quiet": options.QuietOpt, "json_output": options.JsonOpt,
+    "progress_every": options.ProgressEveryOpt,
 }  # fmt: skip
 CASCADE = frozenset({"screen", "escalate", "screen_price"})
 SUBSET = frozenset({"limit", "sample"})

@@ -7,10 +7,9 @@ from typing import Annotated
 
 import typer
 
-from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli import app, exits_with_code
 from judgecli.cli.options import (
     GateOnOpt,
-    JsonOpt,
     MaxLossRateOpt,
     MinConsistencyOpt,
     MinWinRateOpt,
@@ -28,15 +27,18 @@ def gate_command(
     max_loss_rate: MaxLossRateOpt = None,
     min_consistency: MinConsistencyOpt = None,
     on: GateOnOpt = "point",
-    json_output: JsonOpt = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the gate's verdict as JSON on stdout.")
+    ] = False,
 ) -> ExitCode:
     """Exit 0 when the run meets every threshold, 1 when it does not. Calls no judge."""
     import json
 
     from rich.markup import escape
 
+    from judgecli.cli.render import report_console
     from judgecli.config import parse_choice
-    from judgecli.errors import InputError
+    from judgecli.errors import InputError, RunIncompleteError
     from judgecli.gate import GateOn, GateSpec, evaluate_gate, gate_dict
     from judgecli.report import headline
     from judgecli.store import read_summary
@@ -49,12 +51,42 @@ def gate_command(
         raise InputError(
             "no threshold given", hint="e.g. --min-win-rate 0.55 (and --on lower-bound)"
         )
+    check_json(summary_file)
     summary = read_summary(summary_file)
+    if summary.incomplete:
+        # The numbers of a run the judge could not grade say nothing about the candidate:
+        # an outage must not pass or fail a gate.
+        raise RunIncompleteError(
+            f"{summary_file}: {summary.incomplete}",
+            hint=f"continue with: judge resume {summary_file.parent} --retry-failed",
+        )
     result = evaluate_gate(summary, spec)
     assert result is not None
     summary.gate = gate_dict(result)
     colour = "green" if result.passed else "red"
-    stderr.print(f"[bold {colour}]{escape(headline(summary))}[/]")
+    out = report_console(json_output=json_output)
+    out.print(f"[bold {colour}]{escape(headline(summary))}[/]")
     if json_output:
         print(json.dumps(summary.gate, indent=2))
     return ExitCode.OK if result.passed else ExitCode.GATE_FAILED
+
+
+def check_json(path: Path) -> None:
+    """A clear error when the file is not one JSON document (a JSONL dataset or results
+    file is the usual mix-up), before it is read as a summary.
+    """
+    import json
+
+    from judgecli.errors import InputError
+
+    hint = "pass the summary.json of a finished run (RUN_DIR/summary.json)"
+    try:
+        json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return  # read_summary says what is wrong with the file itself
+    except json.JSONDecodeError as err:
+        if err.msg == "Extra data":
+            problem = f"holds more than one JSON value (line {err.lineno}): JSON Lines?"
+        else:
+            problem = f"not JSON ({err.msg} at line {err.lineno}, column {err.colno})"
+        raise InputError(f"{path}: not a judge summary.json: {problem}", hint=hint) from None

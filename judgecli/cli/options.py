@@ -1,5 +1,10 @@
 """Shared flags, declared once. Each carries its JUDGE_* environment variable, so `--help`
 documents it and typer resolves flag > environment before config.py sees the value.
+
+Every option that takes a value names it (`MODEL`, `N`, `USD`): typer would otherwise show
+Python types (`<list[str]>`, `<float range> [x>=0.001]`), which take half of an 80-column
+help screen and tell a user less. "Greater than 0" is checked by a callback rather than by
+`min=0.001`, whose range typer prints beside the metavar.
 """
 
 from __future__ import annotations
@@ -14,17 +19,25 @@ RUN = "Run"
 DATA = "Dataset"
 OUTPUT = "Output"
 
+
+def positive(value: float | None) -> float | None:
+    """Callback: a value that must be greater than 0 (a rate, a time, a price cap)."""
+    if value is not None and value <= 0:
+        raise typer.BadParameter(f"{value:g} is not greater than 0")
+    return value
+
+
 ModelOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--model", "-m", envvar="JUDGE_MODEL", rich_help_panel=JUDGE,
+        "--model", "-m", envvar="JUDGE_MODEL", metavar="MODEL", rich_help_panel=JUDGE,
         help="LiteLLM model string, e.g. openai/gpt-4o-mini. Repeat for a panel of judges.",
     ),
 ]  # fmt: skip
 ApiBaseOpt = Annotated[
     str | None,
     typer.Option(
-        "--api-base", envvar="JUDGE_API_BASE", rich_help_panel=JUDGE,
+        "--api-base", envvar="JUDGE_API_BASE", metavar="URL", rich_help_panel=JUDGE,
         help="Endpoint of an OpenAI-compatible server (vLLM, Ollama, a proxy, `judge simulate`).",
     ),
 ]  # fmt: skip
@@ -37,12 +50,12 @@ PriceOpt = Annotated[
 ]  # fmt: skip
 TemperatureOpt = Annotated[
     float | None,
-    typer.Option("--temperature", min=0, max=2, rich_help_panel=JUDGE,
+    typer.Option("--temperature", min=0, max=2, metavar="T", rich_help_panel=JUDGE,
                  help="Sampling temperature (default: rubric's, else 0)."),
 ]  # fmt: skip
 MaxTokensOpt = Annotated[
     int | None,
-    typer.Option("--max-tokens", min=1, rich_help_panel=JUDGE,
+    typer.Option("--max-tokens", min=1, metavar="N", rich_help_panel=JUDGE,
                  help="Most tokens a judge reply may use (default: rubric's, else 1024)."),
 ]  # fmt: skip
 JsonSchemaOpt = Annotated[
@@ -55,33 +68,36 @@ JsonSchemaOpt = Annotated[
 ]  # fmt: skip
 ConcurrencyOpt = Annotated[
     int | None,
-    typer.Option("--concurrency", "-c", envvar="JUDGE_CONCURRENCY", min=1, rich_help_panel=RUN,
+    typer.Option("--concurrency", "-c", envvar="JUDGE_CONCURRENCY", min=1, metavar="N",
+                 rich_help_panel=RUN,
                  help="Calls in flight at most (default: 16)."),
 ]  # fmt: skip
 RpmOpt = Annotated[
     float | None,
-    typer.Option("--rpm", envvar="JUDGE_RPM", min=0.001, rich_help_panel=RUN,
+    typer.Option("--rpm", envvar="JUDGE_RPM", callback=positive, metavar="N",
+                 rich_help_panel=RUN,
                  help="Requests per minute per model (paced over ~1 s windows)."),
 ]  # fmt: skip
 TpmOpt = Annotated[
     float | None,
-    typer.Option("--tpm", envvar="JUDGE_TPM", min=1, rich_help_panel=RUN,
+    typer.Option("--tpm", envvar="JUDGE_TPM", callback=positive, metavar="N",
+                 rich_help_panel=RUN,
                  help="Tokens per minute per model (prompt + max reply tokens)."),
 ]  # fmt: skip
 MaxRetriesOpt = Annotated[
     int | None,
-    typer.Option("--max-retries", min=0, rich_help_panel=RUN,
+    typer.Option("--max-retries", min=0, metavar="N", rich_help_panel=RUN,
                  help="Retries of a transient error (429, 5xx, timeout) and re-asks of an "
                  "invalid verdict (default: 4)."),
 ]  # fmt: skip
 TimeoutOpt = Annotated[
     float | None,
-    typer.Option("--timeout", min=0.001, rich_help_panel=RUN,
+    typer.Option("--timeout", callback=positive, metavar="SECONDS", rich_help_panel=RUN,
                  help="Seconds one call may take (default: 120)."),
 ]  # fmt: skip
 OutOpt = Annotated[
     Path | None,
-    typer.Option("--out", "-o", envvar="JUDGE_OUT", rich_help_panel=OUTPUT,
+    typer.Option("--out", "-o", envvar="JUDGE_OUT", metavar="DIR", rich_help_panel=OUTPUT,
                  help="Run directory (default: runs/<UTC time>-<command>-<rubric>)."),
 ]  # fmt: skip
 QuietOpt = Annotated[
@@ -89,19 +105,28 @@ QuietOpt = Annotated[
 ]
 JsonOpt = Annotated[
     bool,
-    typer.Option("--json", rich_help_panel=OUTPUT, help="Print summary.json on stdout."),
+    typer.Option(
+        "--json",
+        rich_help_panel=OUTPUT,
+        help="Print summary.json on stdout, and nothing else there (the tables go to stderr).",
+    ),
 ]
 LimitOpt = Annotated[
     int | None,
-    typer.Option("--limit", min=1, rich_help_panel=DATA, help="Judge at most N cases."),
+    typer.Option(
+        "--limit", min=1, metavar="N", rich_help_panel=DATA, help="Judge at most N cases."
+    ),
 ]
 SampleOpt = Annotated[
-    int | None,
-    typer.Option("--sample", min=1, rich_help_panel=DATA,
-                 help="Judge a uniform random sample of N cases (see --seed)."),
+    str | None,
+    typer.Option("--sample", metavar="N|P%", rich_help_panel=DATA,
+                 help="Judge a uniform random sample of N cases, or P% of them (see --seed)."),
 ]  # fmt: skip
 SeedOpt = Annotated[
-    int, typer.Option("--seed", rich_help_panel=DATA, help="Seed for --sample and bootstraps.")
+    int,
+    typer.Option(
+        "--seed", metavar="N", rich_help_panel=DATA, help="Seed for --sample and bootstraps."
+    ),
 ]
 FieldOpt = Annotated[
     list[str] | None,
@@ -110,7 +135,12 @@ FieldOpt = Annotated[
 ]  # fmt: skip
 RubricOpt = Annotated[
     str,
-    typer.Option("--rubric", "-r", help="Rubric YAML file, or the name of a bundled rubric."),
+    typer.Option(
+        "--rubric",
+        "-r",
+        metavar="RUBRIC",
+        help="Rubric YAML file, or the name of a library rubric.",
+    ),
 ]
 GATE = "Gate"
 
@@ -132,17 +162,17 @@ FlipPolicyOpt = Annotated[
 ]  # fmt: skip
 MinWinRateOpt = Annotated[
     float | None,
-    typer.Option("--min-win-rate", min=0, max=1, rich_help_panel=GATE,
+    typer.Option("--min-win-rate", min=0, max=1, metavar="RATE", rich_help_panel=GATE,
                  help="Exit 1 unless NEW's win rate (ties ½) is at least this."),
 ]  # fmt: skip
 MaxLossRateOpt = Annotated[
     float | None,
-    typer.Option("--max-loss-rate", min=0, max=1, rich_help_panel=GATE,
+    typer.Option("--max-loss-rate", min=0, max=1, metavar="RATE", rich_help_panel=GATE,
                  help="Exit 1 if NEW loses more than this share of cases."),
 ]  # fmt: skip
 MinConsistencyOpt = Annotated[
     float | None,
-    typer.Option("--min-consistency", min=0, max=1, rich_help_panel=GATE,
+    typer.Option("--min-consistency", min=0, max=1, metavar="RATE", rich_help_panel=GATE,
                  help="Exit 1 if fewer cases than this got the same verdict in both orders."),
 ]  # fmt: skip
 GateOnOpt = Annotated[
@@ -152,13 +182,13 @@ GateOnOpt = Annotated[
 ]  # fmt: skip
 MinKappaOpt = Annotated[
     float | None,
-    typer.Option("--min-kappa", min=-1, max=1, rich_help_panel=GATE,
+    typer.Option("--min-kappa", min=-1, max=1, metavar="KAPPA", rich_help_panel=GATE,
                  help="Exit 1 unless judge-human κ (quadratic-weighted on ordinal scales) is at "
                  "least this."),
 ]  # fmt: skip
 MinAccuracyOpt = Annotated[
     float | None,
-    typer.Option("--min-accuracy", min=0, max=1, rich_help_panel=GATE,
+    typer.Option("--min-accuracy", min=0, max=1, metavar="RATE", rich_help_panel=GATE,
                  help="Exit 1 unless judge-human exact agreement is at least this."),
 ]  # fmt: skip
 
@@ -170,7 +200,7 @@ NoCacheOpt = Annotated[
 ]  # fmt: skip
 MaxCostOpt = Annotated[
     float | None,
-    typer.Option("--max-cost", envvar="JUDGE_MAX_COST", min=0.000001, metavar="USD",
+    typer.Option("--max-cost", envvar="JUDGE_MAX_COST", callback=positive, metavar="USD",
                  rich_help_panel=RUN,
                  help="Stop (exit 3, resumable) before the run's spend would pass this."),
 ]  # fmt: skip
@@ -188,6 +218,23 @@ RetryFailedOpt = Annotated[
     bool,
     typer.Option("--retry-failed", rich_help_panel=OUTPUT,
                  help="With --resume: judge the cases that failed last time again."),
+]  # fmt: skip
+ResumeRetryFailedOpt = Annotated[
+    bool,
+    typer.Option("--retry-failed", help="Judge the cases that failed last time again."),
+]
+ForceOpt = Annotated[
+    bool,
+    typer.Option("--force", rich_help_panel=OUTPUT,
+                 help="Start over in an existing --out run directory: its old run's files are "
+                 "deleted first."),
+]  # fmt: skip
+ProgressEveryOpt = Annotated[
+    float,
+    typer.Option("--progress-every", envvar="JUDGE_PROGRESS_EVERY", callback=positive,
+                 metavar="SECONDS", rich_help_panel=OUTPUT, show_default=False,
+                 help="When stderr is not a terminal (CI logs): a progress line this often "
+                 "(default: 10)."),
 ]  # fmt: skip
 
 CASCADE = "Cascade"

@@ -65,7 +65,7 @@ def pairwise_command(
     config, field_map = judge_config("pairwise", loaded, flags)
     scan = scan_pairs(
         old, new, requires=loaded.requires, field_map=field_map, allow_partial=allow_partial,
-        limit=flags.limit, sample=flags.sample, seed=flags.seed,
+        limit=flags.limit, sample=flags.sample_size, seed=flags.seed,
     )  # fmt: skip
     with flags.progress(len(scan.pairs)) as progress:
         outcome = pairwise.compare_datasets(

@@ -35,6 +35,7 @@ def refine_command(
         typer.Option(
             "--generator",
             "-g",
+            metavar="MODEL",
             rich_help_panel=GENERATE,
             help="LiteLLM model string of the model that writes the answers.",
         ),
@@ -43,6 +44,7 @@ def refine_command(
         float | None,
         typer.Option(
             "--success-rating",
+            metavar="SCORE",
             rich_help_panel=GENERATE,
             help="Score an answer must reach (default: the rubric's pass_at).",
         ),
@@ -52,6 +54,7 @@ def refine_command(
         typer.Option(
             "--max-attempts",
             min=1,
+            metavar="N",
             rich_help_panel=GENERATE,
             help="Answers generated per case at most.",
         ),
@@ -60,6 +63,7 @@ def refine_command(
         str | None,
         typer.Option(
             "--feedback-template",
+            metavar="TEXT",
             rich_help_panel=GENERATE,
             help="Text added to the input for a retry; {answer} is the "
             "previous answer, {feedback} the judge's advice.",
@@ -69,6 +73,7 @@ def refine_command(
         str | None,
         typer.Option(
             "--system",
+            metavar="TEXT",
             rich_help_panel=GENERATE,
             help="Generator system message (a case's own `system` wins).",
         ),
@@ -79,6 +84,7 @@ def refine_command(
             "--generator-temperature",
             min=0,
             max=2,
+            metavar="T",
             rich_help_panel=GENERATE,
             help="The generator's sampling temperature.",
         ),
@@ -106,7 +112,7 @@ def refine_command(
         system=system, temperature=generator_temperature, max_tokens=config.max_tokens,
     )  # fmt: skip
     scan = scan_dataset(dataset, requires=["input"], field_map=field_map, limit=flags.limit,
-                        sample=flags.sample, seed=flags.seed)  # fmt: skip
+                        sample=flags.sample_size, seed=flags.seed)  # fmt: skip
     with flags.progress(len(scan.lines)) as progress:
         outcome = refine.refine_dataset(
             config, loaded, scan, settings, argv=invocation(ctx), on_result=progress.case_done,

@@ -9,11 +9,14 @@ from typing import Annotated
 import typer
 
 from judgecli.cli import app, exits_with_code, stderr
-from judgecli.cli.options import MaxCostOpt, RetryFailedOpt
+from judgecli.cli.options import MaxCostOpt, ResumeRetryFailedOpt
 from judgecli.errors import ExitCode, InputError
 
-# Flags of the original command line that resume replaces (each takes a value).
+# Flags of the original command line that resume replaces (each takes a value), and those
+# it drops (flags without a value): --force started that run over; repeated, it would
+# contradict --resume.
 REPLACED = {"--out", "-o", "--resume", "--max-cost"}
+DROPPED = {"--retry-failed", "--force"}
 
 
 def resumed_argv(
@@ -27,8 +30,10 @@ def resumed_argv(
             skip = False
             continue
         name = arg.split("=", 1)[0]
-        if name in REPLACED or arg == "--retry-failed":
-            skip = "=" not in arg and arg != "--retry-failed"
+        if arg in DROPPED:
+            continue
+        if name in REPLACED:
+            skip = "=" not in arg
             continue
         args.append(arg)
     args += ["--resume", str(run_dir.resolve())]
@@ -45,7 +50,7 @@ def resumed_argv(
 @exits_with_code
 def resume_command(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="The interrupted run.")],
-    retry_failed: RetryFailedOpt = False,
+    retry_failed: ResumeRetryFailedOpt = False,
     max_cost: MaxCostOpt = None,
 ) -> ExitCode:
     """Continue RUN_DIR: its finished cases are kept, the rest judged (cached calls are free)."""

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli import app, exits_with_code, stderr, stdout
 from judgecli.errors import ExitCode
 
 rubrics_app = typer.Typer(help="List, show and validate rubrics.", no_args_is_help=True)
@@ -39,25 +39,24 @@ def list_command() -> ExitCode:
         else:
             scale = "/".join(r.choices or []) or "A/B/tie"
         table.add_row(path.stem, r.kind.value, scale, ", ".join(r.requires), r.description)
-    stderr.print(table)
+    stdout.print(table)
     return ExitCode.OK
 
 
 @rubrics_app.command("show")
 @exits_with_code
 def show_command(
-    name: Annotated[str, typer.Argument(help="Library rubric name or a YAML file.")],
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="Library rubric name or a YAML file.")
+    ],
 ) -> ExitCode:
     """Print a rubric's YAML on stdout (to start your own from it) and, on stderr, the
     messages the judge would get for a sample case.
     """
-    from judgecli.config import rubric_dirs
+    from judgecli.cli.inputs import named_rubric
     from judgecli.prompt import preview_messages
-    from judgecli.rubric import find_rubric, load_rubric
 
-    dirs = rubric_dirs()
-    path = find_rubric(name, dirs)
-    rubric = load_rubric(path, dirs=dirs)
+    path, rubric = named_rubric(name)
     print(path.read_text(encoding="utf-8"), end="")
     for message in preview_messages(rubric, sample_case_file(path.stem)):
         stderr.rule(f"{message['role']} message (sample case)")
@@ -76,7 +75,7 @@ def sample_case_file(name: str) -> Path | None:
 @rubrics_app.command("validate")
 @exits_with_code
 def validate_command(
-    files: Annotated[list[Path], typer.Argument(help="Rubric YAML files.")],
+    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Rubric YAML files.")],
 ) -> ExitCode:
     """Check rubric files; exit 2 with file:line and the fix on the first problem."""
     from judgecli.config import rubric_dirs
@@ -84,8 +83,8 @@ def validate_command(
 
     for path in files:
         r = load_rubric(path, dirs=rubric_dirs())
-        stderr.print(f"{escape(str(path))}: ok ({r.name} v{r.version}, {r.kind.value}, "
-                     f"{r.content_hash})")  # fmt: skip
+        stdout.print(f"{escape(str(path))}: ok ({r.name} v{r.version}, {r.kind.value}, "
+                     f"{r.content_hash})", soft_wrap=True)  # fmt: skip
     return ExitCode.OK
 
 

@@ -40,7 +40,7 @@ def score_command(
     config, field_map = judge_config("score", loaded, flags)
     scan = scan_dataset(
         dataset, requires=loaded.requires, field_map=field_map, limit=flags.limit,
-        sample=flags.sample, seed=flags.seed,
+        sample=flags.sample_size, seed=flags.seed,
     )  # fmt: skip
     with flags.progress(len(scan.lines)) as progress:
         outcome = score.score_dataset(

@@ -148,8 +148,9 @@ BAD_INPUTS = [
     case("rubric-not-a-mapping", *scored_with("rubric-not-a-mapping.yaml"),
          where="rubric-not-a-mapping.yaml"),
     case("rubric-a-scalar", *scored_with("rubric-scalar.yaml"), where="rubric-scalar.yaml"),
+    # (The line where the unclosed `{` opened, not the one where the parser gave up.)
     case("rubric-invalid-yaml", *scored_with("rubric-invalid-yaml.yaml"),
-         where="rubric-invalid-yaml.yaml:4"),
+         where="rubric-invalid-yaml.yaml:3"),
     case("rubric-tab-indented", *scored_with("rubric-tab-indented.yaml"),
          where="rubric-tab-indented.yaml:4"),
     case("rubric-non-utf8", *scored_with("rubric-non-utf8.yaml"), where="rubric-non-utf8.yaml:1"),
@@ -283,6 +284,12 @@ BAD_INPUTS = [
     case("limit-0", *scores(bad(OLD), "helpfulness", "--limit", "0"), where="--limit"),
     case("sample-negative", *scores(bad(OLD), "helpfulness", "--sample", "-1"),
          where="--sample"),
+    case("sample-share-above-100", *scores(bad(OLD), "helpfulness", "--sample", "200%"),
+         where="--sample"),
+    case("sample-not-a-number", *compares(bad(OLD), bad(NEW), "--sample", "some"),
+         where="--sample"),
+    case("force-with-resume", *scores(bad(OLD), "helpfulness", "--force", "--resume", "run"),
+         where="--force"),
     case("max-retries-negative", *scores(bad(OLD), "helpfulness", "--max-retries", "-1"),
          where="--max-retries"),
     case("timeout-0", *scores(bad(OLD), "helpfulness", "--timeout", "0"), where="--timeout"),
@@ -372,6 +379,9 @@ ALLOWED = [
         b'{"input": "What is %d+%d?", "output": "%d"}\n' % (i, i, 2 * i) for i in range(1, 4))),
         3, id="ids-derived-from-line-numbers"),
     pytest.param(write_huge_valid_line, 3, id="50mb-line"),
+    pytest.param(write_bytes("empty-answers.jsonl", b"".join(
+        b'{"id": "%d", "input": "What is %d+%d?", "output": ""}\n' % (i, i, i)
+        for i in range(1, 4))), 3, id="empty-outputs"),
 ]  # fmt: skip
 
 
@@ -387,9 +397,63 @@ def test_allowed_oddities_are_read_and_every_case_judged(
     summary = run.summary
     assert (summary["n_cases"], summary["n_ok"], summary["n_failed"]) == (n_cases, n_cases, 0)
     assert len(judge_server.requests) == n_cases
-    results = (Path("run") / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    # split("\n"), not splitlines(): a case's text may hold U+2028, which JSON keeps raw.
+    text = (Path("run") / "results.jsonl").read_text(encoding="utf-8")
+    results = [line for line in text.split("\n") if line]
     assert len({json.loads(line)["id"] for line in results}) == n_cases
     # The oddity is the file's, not the text's: no BOM or carriage return reaches the judge.
     sent = "".join(m["content"] for r in judge_server.requests for m in r.body["messages"])
     assert "\ufeff" not in sent
     assert "\r" not in sent
+
+
+# Regression (issue 13 §4, review 2026-11-23 finding 10): `"output": ""` exited 2 as "missing".
+def test_empty_answers_are_judged_and_reported_as_a_warning(run_cli, judge_server, write):
+    write("d.jsonl", "".join(json.dumps(row) + "\n" for row in [
+        {"id": "a", "input": "What is 2+2?", "output": "4"},
+        {"id": "b", "input": "Name a colour.", "output": ""},
+        {"id": "c", "input": "Capital of France?", "output": ""},
+    ]))  # fmt: skip
+    run = run_cli(judge_server, "score", "d.jsonl", "--rubric", "helpfulness", "--out", "run",
+                  "--json")  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    warning = 'd.jsonl: 2 cases have an empty "output" (judged as given)'
+    assert warning in run.summary["warnings"]
+    assert f"warning: {warning}" in run.stderr
+    assert run.summary["n_ok"] == 3
+    assert len(judge_server.requests) == 3
+    sent = ["".join(m["content"] for m in r.body["messages"]) for r in judge_server.requests]
+    assert any("Name a colour." in text for text in sent)
+
+
+def test_empty_answers_on_both_sides_of_a_pairwise_run_are_judged(run_cli, judge_server, write):
+    old = [{"id": f"p{i}", "input": f"q{i}", "output": "" if i == 0 else f"old {i}"}
+           for i in range(3)]  # fmt: skip
+    new = [{**row, "output": "" if row["id"] == "p2" else f"new {row['id']}"} for row in old]
+    write("old.jsonl", "".join(json.dumps(r) + "\n" for r in old))
+    write("new.jsonl", "".join(json.dumps(r) + "\n" for r in new))
+    run = run_cli(judge_server, "pairwise", "old.jsonl", "new.jsonl", "--out", "run", "--json")
+    assert run.exit_code == 0, run.stderr
+    assert 'old.jsonl: 1 case has an empty "output" (judged as given)' in run.summary["warnings"]
+    assert 'new.jsonl: 1 case has an empty "output" (judged as given)' in run.summary["warnings"]
+    assert run.summary["n_ok"] == 3
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        pytest.param("old.jsonl", "old.jsonl", id="the-same-path-twice"),
+        pytest.param("old.jsonl", "./sub/../old.jsonl", id="two-paths-to-one-file"),
+        pytest.param("old.jsonl", "copy.jsonl", id="a-copy"),
+    ],
+)
+def test_pairwise_of_a_version_with_itself_warns(run_cli, judge_server, write, old, new):
+    # Regression (review 2026-11-23, finding 21): it ran silently and reported 50.0%.
+    rows = "".join(json.dumps({"id": f"p{i}", "input": f"q{i}", "output": f"a{i}"}) + "\n"
+                   for i in range(3))  # fmt: skip
+    write("old.jsonl", rows)
+    write("copy.jsonl", rows)
+    Path("sub").mkdir()
+    run = run_cli(judge_server, "pairwise", old, new, "--out", "run", "--json")
+    assert run.exit_code == 0, run.stderr
+    assert any("compares a version with itself" in w for w in run.summary["warnings"])

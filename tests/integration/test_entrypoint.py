@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.integration.conftest import DATA
 
 
@@ -72,3 +74,43 @@ def test_help_shows_the_defaults_written_into_flag_texts(monkeypatch):
     text = CliRunner().invoke(app, ["score", "--help"]).stdout
     for shown in ("(default: 16)", "(default: rubric's, else 0)", "(default: 120)"):
         assert shown in text
+
+
+# Regression (review 2026-11-23, finding 23): the app was built with add_completion=False.
+def test_judge_offers_shell_completion(monkeypatch):
+    from typer.testing import CliRunner
+
+    from judgecli.cli import app
+
+    monkeypatch.setenv("COLUMNS", "120")
+    text = CliRunner().invoke(app, ["--help"]).stdout
+    assert "--install-completion" in text
+    assert "--show-completion" in text
+    # Shell detection looks at the parent processes; the shell is named instead (typer's own
+    # tests do the same).
+    monkeypatch.setenv("_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION", "1")
+    script = CliRunner().invoke(app, ["--show-completion", "bash"], prog_name="judge")
+    assert script.exit_code == 0
+    assert "_JUDGE_COMPLETE=complete_bash" in script.stdout
+    assert "complete -o default -F _judge_completion judge" in script.stdout
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        pytest.param("judge sco", "score", id="a-command"),
+        pytest.param("judge score d.jsonl --rub", "--rubric", id="an-option"),
+        pytest.param("judge rubrics va", "validate", id="a-subcommand"),
+    ],
+)
+def test_the_completion_script_completes_commands_and_options(words, expected):
+    # What the installed bash function runs on <TAB>.
+    from typer.testing import CliRunner
+
+    from judgecli.cli import app
+
+    env = {"_JUDGE_COMPLETE": "complete_bash", "COMP_WORDS": words,
+           "COMP_CWORD": str(len(words.split()) - 1)}  # fmt: skip
+    result = CliRunner().invoke(app, [], prog_name="judge", env=env)
+    assert result.exit_code == 0
+    assert result.stdout.split() == [expected]

@@ -112,7 +112,7 @@ def test_rubrics_validate_accepts_the_bundled_library(run_cli):
 
     run = run_cli(None, "rubrics", "validate", *map(str, library()))
     assert run.exit_code == 0, run.stderr
-    assert ": ok (" in run.stderr
+    assert ": ok (" in run.stdout
 
 
 def test_rubrics_show_prints_the_yaml_on_stdout(run_cli):

@@ -71,7 +71,7 @@ def test_gate_command_rechecks_a_saved_summary(run_cli, judge_server):
     rate = first.summary["win_rate"]
     ok = run_cli(None, "gate", "run/summary.json", "--min-win-rate", str(rate - 0.01))
     assert ok.exit_code == 0, ok.stderr
-    assert "PASS" in ok.stderr
+    assert "PASS" in ok.stdout
     no = run_cli(None, "gate", "run/summary.json", "--min-win-rate", str(rate + 0.01), "--json")
     assert no.exit_code == 1
     assert json.loads(no.stdout)["passed"] is False

@@ -63,7 +63,7 @@ def test_rubrics_list_shows_every_library_rubric(run_cli):
     assert run.exit_code == 0
     # The name column of each table row (not its wrapped continuation lines), against the
     # files shipped in rubrics/.
-    rows = [line for line in run.stderr.splitlines() if line.startswith("│")]
+    rows = [line for line in run.stdout.splitlines() if line.startswith("│")]
     listed = [name for row in rows if (name := row.split("│")[1].strip())]
     shipped = sorted(path.stem for path in (REPO / "rubrics").glob("*.yaml"))
     assert listed == shipped

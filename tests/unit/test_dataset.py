@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from judgecli.dataset import iter_cases, parse_field_map, scan_dataset
-from judgecli.errors import DatasetError
+from judgecli.dataset import SampleSize, iter_cases, parse_field_map, parse_sample, scan_dataset
+from judgecli.errors import ConfigError, DatasetError
 
 REQ = ["input", "output"]
 
@@ -149,3 +149,95 @@ def test_every_case_is_eligible_for_the_sample(write):
 def test_bad_field_mapping_is_rejected(bad):
     with pytest.raises(DatasetError):
         parse_field_map([bad])
+
+
+# Regression (issue 13 §4, review 2026-11-23 finding 10): `"output": ""` was refused as
+# `missing required field "output"` and the whole dataset exited 2.
+def test_an_empty_output_is_a_case_to_judge_and_is_counted(write):
+    path = write("d.jsonl", lines(
+        {"id": "a", "input": "q", "output": ""},
+        {"id": "b", "input": "q", "output": "x"},
+        {"id": "c", "input": "", "output": "   "},
+    ))  # fmt: skip
+    scan, cases = cases_of(path)
+    assert [c.output for c in cases] == ["", "x", "   "]
+    assert scan.warnings == [
+        f'{path}: 1 case has an empty "input" (judged as given)',
+        f'{path}: 2 cases have an empty "output" (judged as given)',
+    ]
+
+
+def test_empty_fields_are_named_as_the_file_names_them(write):
+    path = write("d.jsonl", lines({"id": "a", "input": "q", "answer": ""}))
+    scan, _ = cases_of(path, field_map={"output": "answer"})
+    assert scan.warnings == [f'{path}: 1 case has an empty "answer" (judged as given)']
+
+
+def test_only_the_selected_cases_are_counted_as_empty(write):
+    rows = [{"id": i, "input": "q", "output": "" if i >= 5 else "x"} for i in range(10)]
+    scan, _ = cases_of(write("d.jsonl", lines(*rows)), limit=5)
+    assert scan.warnings == []
+
+
+@pytest.mark.parametrize(
+    ("row", "message", "hint"),
+    [
+        pytest.param({"id": "a", "input": "q"}, 'd.jsonl:1: missing required field "output"',
+                     "--field output=COLUMN", id="absent"),
+        pytest.param({"id": "a", "input": "q", "output": None}, 'd.jsonl:1: "output" is null',
+                     'write "" for an empty output', id="null"),
+    ],
+)  # fmt: skip
+def test_an_absent_or_null_field_is_still_an_error_with_its_fix(write, row, message, hint):
+    with pytest.raises(DatasetError) as caught:
+        scan_dataset(write("d.jsonl", lines(row)), requires=REQ)
+    assert caught.value.message.endswith("/" + message)
+    assert hint in caught.value.hint
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("200", SampleSize(count=200), id="count"),
+        pytest.param("10%", SampleSize(percent=10.0), id="share"),
+        pytest.param("2.5%", SampleSize(percent=2.5), id="fractional-share"),
+        pytest.param("100%", SampleSize(percent=100.0), id="everything"),
+    ],
+)
+def test_sample_is_a_count_or_a_share(text, expected):
+    assert parse_sample(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param("200%", "--sample 200%: a share must be above 0% and at most 100%",
+                     id="share-above-100"),
+        pytest.param("0%", "a share must be above 0%", id="zero-share"),
+        pytest.param("0", "--sample 0: judge at least 1 case", id="zero"),
+        pytest.param("2.5", "--sample '2.5' is not N or P%", id="fractional-count"),
+        pytest.param("ten", "--sample 'ten' is not N or P%", id="word"),
+        pytest.param("-1", "is not N or P%", id="negative"),
+    ],
+)  # fmt: skip
+def test_a_bad_sample_is_a_config_error_naming_the_flag(text, message):
+    # Regression (review 2026-11-23, finding 21): "should be a valid integer" for 200%.
+    with pytest.raises(ConfigError) as caught:
+        parse_sample(text)
+    assert message in caught.value.message
+
+
+def test_a_share_samples_that_share_of_the_cases_seeded_and_in_file_order(write):
+    path = write("d.jsonl", lines(*({"id": i, "input": "q", "output": "x"} for i in range(40))))
+    _, first = cases_of(path, sample=SampleSize(percent=10), seed=3)
+    _, again = cases_of(path, sample=SampleSize(percent=10), seed=3)
+    ids = [int(c.id) for c in first]
+    assert len(ids) == 4
+    assert ids == [int(c.id) for c in again]
+    assert ids == sorted(ids)
+
+
+def test_a_tiny_share_still_judges_one_case(write):
+    path = write("d.jsonl", lines(*({"id": i, "input": "q", "output": "x"} for i in range(5))))
+    _, cases = cases_of(path, sample=SampleSize(percent=1))
+    assert len(cases) == 1

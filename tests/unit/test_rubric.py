@@ -55,7 +55,7 @@ def test_content_hash_changes_when_the_prompt_changes():
         ),
         pytest.param(
             POINTWISE_YAML.replace("Answer: {output}", "Answer: {output} Ref: {reference}"),
-            "prompt.user uses {reference}, which is not in requires",
+            "r.yaml:10: prompt.user: {reference} is used but not in requires",
             id="template-field-not-required",
         ),
         pytest.param(
@@ -66,7 +66,11 @@ def test_content_hash_changes_when_the_prompt_changes():
         pytest.param(
             "- just\n- a list\n", "r.yaml: a rubric must be a YAML mapping", id="not-mapping"
         ),
-        pytest.param("name: [unclosed\n", "r.yaml:2: invalid YAML", id="broken-yaml"),
+        pytest.param(
+            "name: [unclosed\n",
+            "r.yaml:1: invalid YAML: a [ ] list opened here is not closed with ']'",
+            id="broken-yaml-names-the-opening-line",
+        ),
         pytest.param(
             "a: &x [1, 2]\nb: [*x, *x]\n", "r.yaml:2: invalid YAML: YAML aliases", id="alias-bomb"
         ),
@@ -105,3 +109,58 @@ def test_bundled_rubrics_are_found_by_name_and_all_valid():
 def test_unknown_rubric_name_is_an_error():
     with pytest.raises(RubricError, match="no rubric file or library rubric"):
         find_rubric("no-such-rubric")
+
+
+# Regression (review 2026-11-23, finding 21): `{outptu}` was reported as "prompt.user:
+# prompt.user uses {outptu} ... add it to requires", naming the wrong fix.
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        pytest.param("Answer: {outptu}", "r.yaml:10: prompt.user: {outptu} is not a case field; "
+                     "did you mean {output}?", id="typo-gets-a-suggestion"),
+        pytest.param("Answer: {answer}", "{answer} is not a case field (fields: {category}, "
+                     "{context}, {input}, {output}, {reference};", id="no-close-name-lists-all"),
+    ],
+)  # fmt: skip
+def test_an_unknown_template_field_is_named_with_the_nearest_field(template, expected):
+    with pytest.raises(RubricError) as caught:
+        parse_rubric(POINTWISE_YAML.replace("Answer: {output}", template), source="r.yaml")
+    assert expected in caught.value.message
+    assert "requires" not in caught.value.message
+    assert caught.value.message.count("prompt.user") == 1
+
+
+def test_a_pairwise_prompt_using_output_is_told_about_output_a_and_b():
+    text = "name: pw\nkind: pairwise\nprompt:\n  user: 'Q {input} A {output}'\n"
+    with pytest.raises(RubricError, match=r"two answers as \{output_a\} and \{output_b\}"):
+        parse_rubric(text, source="r.yaml")
+
+
+# Regression (review 2026-11-23, finding 21): YAML errors were PyYAML's parser jargon
+# ("expected <block end>, but found '<block mapping start>'").
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("name: x\nprompt:\n    user: a\n  system: b\n",
+                     "r.yaml:4: invalid YAML: this line is indented differently from the keys "
+                     "above it", id="sibling-key-indented-less"),
+        pytest.param("name: x\n  kind: pointwise\n", "r.yaml:2: invalid YAML: a ':' where none "
+                     "can be", id="key-indented-too-far"),
+        pytest.param("scale:\n\tmin: 1\n", "r.yaml:2: invalid YAML: a tab character: YAML "
+                     "indents with spaces only", id="tab"),
+        pytest.param("name: x\nkind pointwise\nscale: 1\n", "r.yaml:2: invalid YAML: a line "
+                     "without 'key: value'", id="missing-colon-at-its-own-line"),
+        pytest.param("name: x\nscale: {min: 1, max: 4\nprompt: {user: x}\n", "r.yaml:2: "
+                     "invalid YAML: a { } mapping opened here is not closed", id="unclosed-brace"),
+        pytest.param('name: "abc\nkind: x\n', "r.yaml:1: invalid YAML: a quote opened here is "
+                     "never closed", id="unclosed-quote"),
+        pytest.param("criteria:\n  - name: a\n - name: b\n", "r.yaml:3: invalid YAML: this "
+                     "list item ('- ') is indented differently", id="list-item-misaligned"),
+    ],
+)  # fmt: skip
+def test_yaml_syntax_errors_say_in_plain_words_what_is_wrong_at_which_line(text, expected):
+    with pytest.raises(RubricError) as caught:
+        parse_rubric(text, source="r.yaml")
+    assert expected in caught.value.message
+    assert "<block" not in caught.value.message
+    assert "token" not in caught.value.message

@@ -1,0 +1,75 @@
+"""How a finished run is printed and which exit code it means, from hand-made summaries:
+a run the judge could not grade exits 3 whatever its gate says (an outage is not a
+regression), after its tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judgecli.cli import render
+from judgecli.errors import ExitCode
+from judgecli.gate import GateSpec, evaluate_gate, gate_dict
+from judgecli.stats.summary import RunSummary, Usage
+
+INCOMPLETE = "the judge could not grade 24 of 30 cases"
+
+
+def summary(*, passed: bool | None = None, incomplete: str | None = None) -> RunSummary:
+    """A pairwise summary at 60% win rate; `passed` picks a gate it meets or misses."""
+    made = RunSummary(
+        command="pairwise", rubric="pairwise", rubric_version=1, rubric_hash="sha256:x",
+        models=["m"], n_cases=30, n_ok=6, n_failed=24, usage=Usage(), win_rate=0.6,
+        win_rate_ci=(0.3, 0.9), wins=3, losses=1, ties=2, incomplete=incomplete,
+    )  # fmt: skip
+    if passed is not None:
+        result = evaluate_gate(made, GateSpec(min_win_rate=0.55 if passed else 0.65))
+        assert result is not None
+        assert result.passed is passed
+        made.gate = gate_dict(result)
+    return made
+
+
+@pytest.mark.parametrize(
+    ("passed", "incomplete", "code"),
+    [
+        pytest.param(None, None, ExitCode.OK, id="no-gate"),
+        pytest.param(True, None, ExitCode.OK, id="gate-passed"),
+        pytest.param(False, None, ExitCode.GATE_FAILED, id="gate-failed"),
+        pytest.param(None, INCOMPLETE, ExitCode.INCOMPLETE, id="incomplete"),
+        pytest.param(True, INCOMPLETE, ExitCode.INCOMPLETE, id="incomplete-beats-a-pass"),
+        pytest.param(False, INCOMPLETE, ExitCode.INCOMPLETE, id="incomplete-beats-a-fail"),
+    ],
+)
+def test_the_exit_code_of_a_finished_run(capsys, passed, incomplete, code):
+    assert render.report_outcome(
+        summary(passed=passed, incomplete=incomplete), Path("run"), quiet=True, json_output=False
+    ) is code  # fmt: skip
+
+
+def test_an_incomplete_run_prints_its_tables_then_the_error_and_how_to_go_on(capsys):
+    code = render.report_outcome(
+        summary(passed=True, incomplete=INCOMPLETE), Path("runs/x"), quiet=False,
+        json_output=False,
+    )  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code is ExitCode.INCOMPLETE
+    assert "win rate" in out  # the tables are still shown, on stdout
+    assert err.splitlines()[-2:] == [
+        f"error: {INCOMPLETE}",
+        "hint: continue with: judge resume runs/x --retry-failed",
+    ]
+
+
+def test_json_mode_prints_the_incomplete_summary_alone_on_stdout(capsys):
+    import json
+
+    code = render.report_outcome(
+        summary(incomplete=INCOMPLETE), Path("run"), quiet=False, json_output=True
+    )
+    out, err = capsys.readouterr()
+    assert code is ExitCode.INCOMPLETE
+    assert json.loads(out)["incomplete"] == INCOMPLETE
+    assert "win rate" in err
+    assert f"error: {INCOMPLETE}" in err
