@@ -27,6 +27,8 @@ class Delta:
     delta: float | None
     ci: Interval
     n_paired: int
+    rate: bool = False
+    """A share (win rate, pass rate, consistency): reports show it as a percentage."""
 
 
 def paired(
@@ -45,7 +47,7 @@ def paired(
     return pairs
 
 
-def delta(metric: str, pairs: list[tuple[float, float]]) -> Delta:
+def delta(metric: str, pairs: list[tuple[float, float]], *, rate: bool = False) -> Delta:
     """The paired difference B − A with its t interval."""
     diffs = [y - x for x, y in pairs]
     return Delta(
@@ -55,6 +57,7 @@ def delta(metric: str, pairs: list[tuple[float, float]]) -> Delta:
         delta=mean(diffs),
         ci=t_interval(diffs),
         n_paired=len(pairs),
+        rate=rate,
     )
 
 
@@ -84,11 +87,13 @@ def compare_runs(
     """The deltas that matter for the runs' command."""
     deltas = []
     if a.command == "pairwise":
-        deltas.append(delta("win_rate", paired(a_results, b_results, win_value)))
-        deltas.append(delta("consistency", paired(a_results, b_results, consistent_value)))
+        deltas.append(delta("win_rate", paired(a_results, b_results, win_value), rate=True))
+        deltas.append(
+            delta("consistency", paired(a_results, b_results, consistent_value), rate=True)
+        )
     else:
         deltas.append(delta("mean", paired(a_results, b_results, lambda r: r.score)))
-        deltas.append(delta("pass_rate", paired(a_results, b_results, passed_value)))
+        deltas.append(delta("pass_rate", paired(a_results, b_results, passed_value), rate=True))
         for name in a.criteria:
             deltas.append(delta(f"criteria.{name}", paired(a_results, b_results, criterion(name))))
     return [d for d in deltas if d.n_paired]

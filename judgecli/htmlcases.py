@@ -1,21 +1,33 @@
-"""The cases table of report.html: one row per case, expandable to every judgement (model,
-order, verdict, reasoning, escaped raw reply), filtered by the page's inline script.
+"""The cases table of report.html: one row per case, expandable to the case's text (input,
+answers, reference, context) and every judgement (model, order, verdict, reasoning, escaped
+raw reply), filtered by the page's inline script. Calibrate runs add the human labels and a
+filter for the cases where the judge disagrees with them.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from html import escape
 
 from judgecli.report_format import NA, fmt, money
-from judgecli.result import CaseResult, CaseStatus, Judgement
+from judgecli.result import CaseResult, CaseStatus, Judgement, natural_key
 from judgecli.stats.summary import RunSummary
 
 MAX_ROWS = 5000
 """Cases listed in the table (all are in results.jsonl): more make a slow page."""
 RAW_LIMIT = 2000
 """Characters of a raw reply shown; the rest is in results.jsonl."""
+CASE_LIMIT = 2000
+"""Characters of each field of a case's text shown (an answer can be a whole document)."""
+CASE_FIELDS = {
+    "input": "input",
+    "output": "output",
+    "output_old": "OLD output",
+    "output_new": "NEW output",
+    "reference": "reference",
+    "context": "context",
+}
+"""The fields of CaseResult.case in the order a reader checks a verdict, and their labels."""
 
 
 def esc(text: object) -> str:
@@ -34,6 +46,26 @@ def verdict_text(r: CaseResult) -> str:
     if not bits and r.consistent is not None:
         return "dropped"
     return " ".join(bits) or NA
+
+
+def capped(text: str, limit: int = CASE_LIMIT) -> str:
+    """The first `limit` characters, saying how many more there are."""
+    more = len(text) - limit
+    return text if more <= 0 else f"{text[:limit]}… ({more:,} more characters in results.jsonl)"
+
+
+def case_text_html(r: CaseResult) -> str:
+    """What the judge was shown (CaseResult.case), field by field, escaped and capped;
+    nothing for runs made before results held it.
+    """
+    order = [k for k in CASE_FIELDS if k in r.case] + sorted(r.case.keys() - CASE_FIELDS.keys())
+    return "".join(f'<div class="case-field"><h5>{esc(CASE_FIELDS.get(k, k))}</h5>'
+                   f"<pre>{esc(capped(r.case[k]))}</pre></div>" for k in order)  # fmt: skip
+
+
+def label_text(labels: Sequence[str | float] | None) -> str:
+    """Human labels as the table shows them: "3, 4", "pass"."""
+    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in labels or [])
 
 
 def yes_no(flag: bool | None) -> str:
@@ -70,16 +102,22 @@ def judgement_html(j: Judgement) -> str:
     return f'<div class="judgement">{"".join(parts)}</div>'
 
 
-def case_row(r: CaseResult, *, pairwise: bool, columns: int) -> str:
-    """A case's tbody: a summary row, then its judgements behind a <details>."""
+def case_row(r: CaseResult, *, pairwise: bool, labelled: bool, columns: int) -> str:
+    """A case's tbody: a summary row, then its text and judgements behind a <details>."""
     cost = sum(j.cost_usd for j in r.all_judgements)
     tokens = sum(j.prompt_tokens + j.completion_tokens for j in r.all_judgements)
     flag = yes_no(r.consistent) if pairwise else yes_no(r.passed)
     winner = r.winner.value if r.winner is not None else "none"
     cells = [f"<code>{esc(r.id)}</code>", f'<span class="{r.status.value}">{r.status.value}</span>',
-             esc(verdict_text(r)), flag or "—", esc(r.category or ""), f"{tokens:,}",
-             money(cost)]  # fmt: skip
+             esc(verdict_text(r))]  # fmt: skip
+    if labelled:
+        human = esc(label_text(r.human_labels)) or "—"
+        cells.append(f'<span class="disagrees">{human}</span>' if r.agrees is False else human)
+    cells += [flag or "—", esc(r.category or ""), f"{tokens:,}", money(cost)]
     extra = [f'<p class="failed">{esc(r.error)}</p>'] if r.error else []
+    if r.agrees is False:
+        extra.append('<p class="disagrees">the judge disagrees with the human label</p>')
+    extra.append(case_text_html(r))
     if r.lengths:
         extra.append(f'<p class="muted">answer lengths: old {r.lengths.get("old", NA)}, '
                      f'new {r.lengths.get("new", NA)} characters</p>')  # fmt: skip
@@ -91,12 +129,15 @@ def case_row(r: CaseResult, *, pairwise: bool, columns: int) -> str:
         extra.append(f'<p class="muted">decided by the {r.tier.value} judge{said}</p>')
     extra += [judgement_html(j) for j in r.all_judgements]
     n = len(r.all_judgements)
+    what = f"{n} judgement{'' if n == 1 else 's'}"
+    row = "".join(f"<td>{c}</td>" for c in cells)
     return (
         f'<tbody data-status="{r.status.value}" data-winner="{winner}" '
-        f'data-consistent="{yes_no(r.consistent)}" data-passed="{yes_no(r.passed)}">'
-        '<tr class="case">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
-        f'<tr class="more"><td colspan="{columns}"><details><summary>{n} judgement'
-        f"{'' if n == 1 else 's'}</summary>{''.join(extra)}</details></td></tr></tbody>"
+        f'data-consistent="{yes_no(r.consistent)}" data-passed="{yes_no(r.passed)}" '
+        f'data-agrees="{yes_no(r.agrees)}"><tr class="case">{row}</tr>'
+        f'<tr class="more"><td colspan="{columns}"><details><summary>'
+        f"{'the case and ' + what if r.case else what}</summary>{''.join(extra)}</details>"
+        "</td></tr></tbody>"
     )
 
 
@@ -106,19 +147,18 @@ def select(key: str, label: str, options: Sequence[tuple[str, str]]) -> str:
     return f'<select data-key="{key}" aria-label="{esc(label)}">{opts}</select>'
 
 
-def natural_key(case_id: str) -> list[tuple[int, int | str]]:
-    """Sort key that orders q-2 before q-10."""
-    return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", case_id)]
-
-
 def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
-    """Every case (up to MAX_ROWS), filterable by text, status, winner and consistency."""
+    """Every case (up to MAX_ROWS), filterable by text, status, winner and consistency, and
+    for calibrate runs by agreement with the human labels.
+    """
     pairwise = s.command == "pairwise" or any(r.consistent is not None for r in results)
+    labelled = s.command == "calibrate" or any(r.human_labels is not None for r in results)
     flag = "consistent" if pairwise else "passed"
-    header = ["id", "status", "verdict", flag, "category", "tokens", "cost"]
+    header = ["id", "status", "verdict", *(["human"] if labelled else []), flag, "category",
+              "tokens", "cost"]  # fmt: skip
     filters = [
-        '<input type="search" id="case-search" placeholder="search ids, categories, '
-        'reasoning, raw replies" aria-label="search cases">',
+        '<input type="search" id="case-search" placeholder="search ids, categories, case '
+        'text, reasoning, raw replies" aria-label="search cases">',
         select("status", "status", [("", "any status"), ("ok", "ok"), ("failed", "failed")]),
     ]
     if pairwise:
@@ -129,12 +169,17 @@ def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
     else:
         filters.append(select("passed", "passed", [("", "passed or not"), ("yes", "passed"),
                                                    ("no", "not passed")]))  # fmt: skip
+    if labelled:
+        filters.append(select("agrees", "agreement with the humans", [
+            ("", "agrees or not"), ("yes", "agrees with the humans"),
+            ("no", "disagrees with the humans")]))  # fmt: skip
     # results.jsonl is in the order cases finished; people look cases up by id.
     shown = sorted(results, key=lambda r: natural_key(r.id))[:MAX_ROWS]
     note = (f'<p class="note">Showing the first {len(shown):,} of {len(results):,} cases; '
             "every case is in results.jsonl.</p>") if len(results) > len(shown) else ""  # fmt: skip
     head = "".join(f"<th>{h}</th>" for h in header)
-    body = "".join(case_row(r, pairwise=pairwise, columns=len(header)) for r in shown)
+    body = "".join(case_row(r, pairwise=pairwise, labelled=labelled, columns=len(header))
+                   for r in shown)  # fmt: skip
     return (
         f"<section><h2>Cases ({len(results):,})</h2>{note}"
         f'<div class="filters" id="case-filters" hidden>{"".join(filters)}'

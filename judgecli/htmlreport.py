@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from judgecli import svg, svg_charts
-from judgecli.htmlcases import case_table, esc, verdict_text
+from judgecli.htmlcases import case_table, case_text_html, esc, verdict_text
 from judgecli.report import gate_note, headline, sections, title_of
 from judgecli.report_format import NA, Section, fmt, fmt_ci, fmt_pct
 from judgecli.result import CaseResult, CaseStatus
-from judgecli.stats.intervals import Interval
+from judgecli.stats.intervals import Interval, too_few
 from judgecli.stats.summary import RunSummary
 from judgecli.svg import Bar
 
@@ -31,6 +31,7 @@ code,pre{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .headline{font-size:1.1em;font-weight:600;padding:.7em 1em;border-radius:6px;
 border-left:6px solid var(--accent);background:var(--panel)}
 .headline.pass{border-left-color:var(--good)}.headline.fail{border-left-color:var(--bad)}
+.headline.incomplete{border-left-color:var(--warn)}
 .meta,figcaption,.muted,summary{color:var(--muted)}
 .note{border-left:3px solid var(--warn);padding-left:.8em}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,460px),1fr));gap:16px}
@@ -47,7 +48,8 @@ border-radius:4px;padding:4px 6px}input[type=search]{flex:1 1 260px}
 .failed{color:var(--bad);font-weight:600}#cases tr.case td{border-bottom:none}
 #cases tr.more td{padding:0 8px 4px}summary{cursor:pointer;font-size:.85em}
 .judgement{border-left:3px solid var(--grid);padding:4px 10px;margin:8px 0}
-.judgement p{margin:.3em 0}
+.judgement p{margin:.3em 0}.case-field h5{font-size:.85em;margin:.6em 0 .2em;color:var(--muted)}
+.disagrees{color:var(--bad);font-weight:600}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg);border:1px solid var(--grid);
 padding:8px;border-radius:4px;max-height:24em;overflow:auto}[hidden]{display:none!important}
 @media print{body{font-size:11px}main{max-width:none;
@@ -108,8 +110,10 @@ def render_html(summary: RunSummary, results: Sequence[CaseResult]) -> str:
 
 
 def header(s: RunSummary) -> str:
-    """Title, the headline (PASS/FAIL coloured), judges, and the gate note."""
+    """Title, the headline (PASS/FAIL/INCOMPLETE coloured), judges, and the gate note."""
     state = "" if s.gate is None else ("pass" if s.gate["passed"] else "fail")
+    if s.incomplete is not None:
+        state = "incomplete"
     judges = ", ".join(f"<code>{esc(m)}</code>" for m in s.models)
     note = f'<p class="note">{esc(n)}</p>' if (n := gate_note(s)) else ""
     return (f'<header><h1>{esc(title_of(s))}</h1><p class="headline {state}">{esc(headline(s))}'
@@ -141,18 +145,23 @@ def table(sec: Section) -> str:
             f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></section>")  # fmt: skip
 
 
-def bar(label: str, value: float | None, ci: Interval | None, *, pct: bool) -> Bar:
-    """A chart row labelled exactly as the report prints the value and its interval."""
+def bar(
+    label: str, value: float | None, ci: Interval | None, *, pct: bool, n: int | None = None
+) -> Bar:
+    """A chart row labelled exactly as the report prints the value and its interval; a group
+    of `n` < TOO_FEW cases is drawn (interval and all) but marked too few to tell.
+    """
     low, high = ci if ci is not None else (None, None)
     text = (fmt_pct if pct else fmt)(value)
     if (interval := fmt_ci(ci, pct=pct)) != NA:
         text += f" {interval}"
-    return Bar(label, value, low, high, text=text)
+    return Bar(label, value, low, high, text=text, too_few=n is not None and too_few(n))
 
 
 def category_bars(s: RunSummary, field: str, *, pct: bool) -> list[Bar]:
     """One row per category: its `field` (pass_rate, mean, win_rate) and `field`_ci."""
-    return [bar(f"{name} (n={c.n})", getattr(c, field), getattr(c, f"{field}_ci"), pct=pct)
+    return [bar(f"{name} (n={c.n})", getattr(c, field), getattr(c, f"{field}_ci"), pct=pct,
+                n=c.n)
             for name, c in s.by_category.items() if getattr(c, field) is not None]  # fmt: skip
 
 
@@ -192,14 +201,16 @@ def score_figures(s: RunSummary, results: Sequence[CaseResult]) -> list[str]:
         )
     if (means := category_bars(s, "mean", pct=False)) and s.mean is not None:
         top = max(b.high if b.high is not None else b.value or 0.0 for b in means)
-        chart = svg.forest_plot(
-            [bar("all cases", s.mean, s.mean_ci, pct=False), *means],
+        chart = svg_charts.forest_plot(
+            [bar("all cases", s.mean, s.mean_ci, pct=False, n=s.n_ok), *means],
             title="mean score by category", reference=s.mean,
             reference_label=f"mean {fmt(s.mean)}", domain=scale or (0.0, max(top, 1.0)),
             tick_format=svg.general,
         )  # fmt: skip
         out.append(figure(chart, "Mean score per category with its 95% t interval; the "
-                                 "dashed line is the overall mean."))  # fmt: skip
+                                 "dashed line is the overall mean. Grey: fewer than 10 cases, "
+                                 "or no spread in the scores (no interval), so no "
+                                 "verdict."))  # fmt: skip
     return out
 
 
@@ -222,17 +233,21 @@ def pairwise_figures(s: RunSummary, results: Sequence[CaseResult]) -> list[str]:
     left_out += f"; {s.n_failed} failed" if s.n_failed else ""
     out = [figure(stack, f"Decided cases from NEW's side{left_out}.")]
     threshold, label = gate_line(s)
-    rows = [bar("all cases", s.win_rate, s.win_rate_ci, pct=True),
+    decided = (s.wins or 0) + (s.losses or 0) + (s.ties or 0)
+    rows = [bar("all cases", s.win_rate, s.win_rate_ci, pct=True, n=decided),
             *category_bars(s, "win_rate", pct=True)]  # fmt: skip
-    chart = svg.forest_plot(
+    chart = svg_charts.forest_plot(
         rows, title="win rate of NEW", reference=threshold, reference_label=label
     )
-    out.append(figure(chart, "Win rate of NEW (ties count half) with its 95% bootstrap "
-                             f"interval; dashed: {label}. Green: the whole interval is above "
-                             "it, red: below, amber: not yet distinguishable."))  # fmt: skip
+    out.append(figure(chart, "Win rate of NEW (ties count half) with its 95% interval: "
+                             "bootstrap for all cases, Wilson per category; dashed: "
+                             f"{label}. Green: the whole interval is above it, red: below, "
+                             "amber: not yet distinguishable, grey: fewer than 10 cases "
+                             "(too few to tell)."))  # fmt: skip
     if s.judges:
-        rows = [bar(m, j.win_rate, j.win_rate_ci, pct=True) for m, j in s.judges.items()]
-        chart = svg.forest_plot(rows, title="win rate by judge", reference=threshold,
+        rows = [bar(m, j.win_rate, j.win_rate_ci, pct=True, n=j.wins + j.losses + j.ties)
+                for m, j in s.judges.items()]  # fmt: skip
+        chart = svg_charts.forest_plot(rows, title="win rate by judge", reference=threshold,
                                 reference_label=label)  # fmt: skip
         out.append(figure(chart, "Each judge of the panel on its own."))
     biases = [bar("position consistency", s.consistency, s.consistency_ci, pct=True),
@@ -282,7 +297,9 @@ def calibrate_figures(s: RunSummary) -> list[str]:
 
 
 def worst_cases(results: Sequence[CaseResult]) -> str:
-    """The lowest-scored (or failed-the-bar) cases, with the judges' reasoning."""
+    """The lowest-scored (or failed-the-bar) cases, with the judges' reasoning and, behind
+    a <details>, the case's text.
+    """
     ok = [r for r in results if r.status is CaseStatus.OK]
     graded = [r for r in ok if r.score is not None or r.passed is False]
     graded.sort(key=lambda r: (r.score is None, r.score or 0.0, r.passed is not False, r.id))
@@ -294,5 +311,7 @@ def worst_cases(results: Sequence[CaseResult]) -> str:
                         f"<em>{esc(j.verdict.feedback or '')}</em></p>"
                         for j in r.judgements if j.verdict is not None)  # fmt: skip
         title = " · ".join([r.id, verdict_text(r), r.category or ""]).strip(" ·")
-        items.append(f'<div class="card"><h4>{esc(title)}</h4>{notes}</div>')
+        text = (f"<details><summary>the case</summary>{case_text_html(r)}</details>"
+                if r.case else "")  # fmt: skip
+        items.append(f'<div class="card"><h4>{esc(title)}</h4>{notes}{text}</div>')
     return cards(f"Lowest-scored cases ({len(items)})", items)

@@ -7,16 +7,20 @@ rubric's bar, with the judge's reasoning as the failure text:
   verdict in `<system-out>`.
 * pairwise: NEW wins or ties → pass; OLD wins → `<failure>` with every judge's reasoning in
   every order; no verdict (the flip policy "drop" left it out of the win rate) → `<skipped>`.
-* calibrate: the answers are not under test, the judge is, and whether it agreed with the
-  human needs the labels, which are not in the results (they are in disagreements.jsonl).
-  So a graded case is a pass carrying its verdict in `<system-out>`, and the calibrate gate
-  (κ, accuracy) is what fails.
+* calibrate: the answers are not under test, the judge is, and one disagreement with a
+  human is not a failure of the judge (its agreement over all cases is). So a graded case
+  is a pass carrying its verdict, the human labels and whether they agree in
+  `<system-out>`, and the calibrate gate (κ, accuracy) is what fails.
 * a case the judge could not grade → `<error>` with the reason and every raw reply.
 
 When the run had a gate, a separate suite holds one testcase named "gate" that fails with
-the failed checks as its message. Element and attribute names follow the Jenkins xunit
-plugin's junit-10.xsd, which GitLab, GitHub reporters and Jenkins all read. No timestamp
-is written, so the same results always give the same bytes.
+the failed checks as its message. A run the judge could not finish (summary.incomplete)
+has no verdict: a suite of its own then holds one testcase named "run" in `<error>`, not a pass
+or a failure, since an outage is not a regression.
+
+Element and attribute names follow the Jenkins xunit plugin's junit-10.xsd, which GitLab,
+GitHub reporters and Jenkins all read. No timestamp is written, so the same results always
+give the same bytes.
 """
 
 from __future__ import annotations
@@ -78,7 +82,9 @@ def render_junit(summary: RunSummary, results: Sequence[CaseResult]) -> str:
     """The run as a JUnit XML document (UTF-8 declared; write it as UTF-8)."""
     base = ".".join(["judge", name_part(summary.command), name_part(summary.rubric)])
     suites: list[tuple[str, list[JunitCase]]] = []
-    if summary.gate is not None:
+    if summary.incomplete is not None:
+        suites.append((f"{base}.run", [incomplete_case(base, summary.incomplete)]))
+    elif summary.gate is not None:
         gate = GateResult.model_validate(summary.gate)
         suites.append((f"{base}.gate", [gate_case(base, gate)]))
     informational = summary.command == "calibrate"
@@ -107,7 +113,7 @@ def case_of(base: str, result: CaseResult, *, informational: bool) -> JunitCase:
         return error_case(case, result)
     pairwise = result.winner is not None or any(j.order is not None for j in result.judgements)
     if informational:
-        return replace(case, out=verdict_line(result, pairwise=pairwise))
+        return replace(case, out=calibrate_line(result, pairwise=pairwise))
     if pairwise:
         return pairwise_case(case, result)
     return pointwise_case(case, result)
@@ -153,6 +159,25 @@ def pairwise_case(case: JunitCase, result: CaseResult) -> JunitCase:
             message="no verdict: the two orders disagreed and the flip policy drops such cases",
         )  # fmt: skip
     return replace(case, out=verdict_line(result, pairwise=True))
+
+
+def incomplete_case(base: str, reason: str) -> JunitCase:
+    """The run itself as an errored testcase: no verdict could be reached."""
+    return JunitCase(
+        classname=base, name="run", time_s=0.0, outcome=Outcome.ERROR,
+        message=f"INCOMPLETE — {reason}; no verdict", kind="RunIncomplete",
+        text=f"{reason}. The gate was not evaluated; `judge resume` continues the run.",
+    )  # fmt: skip
+
+
+def calibrate_line(result: CaseResult, *, pairwise: bool) -> str:
+    """A calibrate case's verdict, then the human labels and whether the judge agrees."""
+    line = verdict_line(result, pairwise=pairwise)
+    if result.human_labels is None:
+        return line
+    labels = ", ".join(v if isinstance(v, str) else number(v) for v in result.human_labels)
+    agrees = {True: "agrees", False: "disagrees", None: "agreement unknown"}[result.agrees]
+    return f"{line}\nhuman: {clean(labels)} (the judge {agrees})"
 
 
 def gate_case(base: str, gate: GateResult) -> JunitCase:

@@ -14,7 +14,17 @@ from rich.table import Table
 
 from judgecli.compare import Delta
 from judgecli.report_cascade import cascade_sections
-from judgecli.report_format import Section, fmt, fmt_ci, fmt_pct, money
+from judgecli.report_format import (
+    NA,
+    Section,
+    count_of,
+    fmt,
+    fmt_ci,
+    fmt_pct,
+    group_ci,
+    money,
+    rich_table,
+)
 from judgecli.stats.intervals import Interval
 from judgecli.stats.summary import RunSummary
 
@@ -25,7 +35,40 @@ def title_of(s: RunSummary) -> str:
 
 
 def headline(s: RunSummary) -> str:
-    """One line: the verdict a CI page shows first."""
+    """One line: the verdict a CI page shows first. A run the judge could not finish says
+    INCOMPLETE instead of PASS or FAIL: its numbers, if any, describe only what was graded.
+    """
+    line = numbers_line(s)
+    if s.incomplete is not None:
+        graded = f" On the {count_of(s.n_ok, 'case')} graded: {line}." if s.n_ok else ""
+        return f"INCOMPLETE — {s.incomplete}; no verdict.{graded}"
+    gate = s.gate
+    if gate is None:
+        return line
+    word = "PASS" if gate["passed"] else "FAIL"
+    checks = "; ".join(
+        f"{c['metric']} {'≥' if c['minimum'] else '≤'} {c['threshold']:g} "
+        f"({c['on']}: {fmt(c['value'], 3)} {'ok' if c['passed'] else 'not met'})"
+        for c in gate["checks"]
+    )
+    return f"{word} — {line}. Gate: {checks}."
+
+
+def pairwise_line(s: RunSummary) -> str:
+    """The win rate and the tally, or why there is no win rate."""
+    if s.win_rate is None:
+        why = "no case was graded" if not s.n_ok else "every graded case was dropped"
+        return f"NEW vs OLD: no win rate ({why})"
+    tally = ", ".join([count_of(s.wins, "win"), count_of(s.losses, "loss", "losses"),
+                       count_of(s.ties, "tie")])  # fmt: skip
+    return (
+        f"NEW vs OLD: win rate {fmt_pct(s.win_rate)} {fmt_ci(s.win_rate_ci, pct=True)} "
+        f"(ties count half; {tally})"
+    )
+
+
+def numbers_line(s: RunSummary) -> str:
+    """The run's headline numbers, without the gate's verdict."""
     if s.command == "calibrate":
         kappa = "weighted κ" if s.weighted_kappa is not None else "κ"
         value = s.weighted_kappa if s.weighted_kappa is not None else s.cohen_kappa
@@ -40,36 +83,26 @@ def headline(s: RunSummary) -> str:
                 f"{fmt_ci(s.accuracy_ci, pct=True)}, {kappa} {fmt(value)} {fmt_ci(ci)}"
             )
     elif s.command == "pairwise":
-        line = (
-            f"NEW vs OLD: win rate {fmt_pct(s.win_rate)} {fmt_ci(s.win_rate_ci, pct=True)} "
-            f"(ties count half; {s.wins} wins, {s.losses} losses, {s.ties} ties)"
-        )
+        line = pairwise_line(s)
     elif s.command == "refine":
         x = s.model_extra or {}
         final_ci = fmt_ci(ci_of(x, "pass_rate_final_ci"), pct=True)
         line = (
             f"pass rate {fmt_pct(x.get('pass_rate_first'))} at the first answer → "
             f"{fmt_pct(x.get('pass_rate_final'))} {final_ci} at the end; "
-            f"{fmt(x.get('mean_attempts'))} attempts on average; lift "
+            f"{fmt(x.get('mean_attempts'))} regenerations per case; lift "
             f"{fmt(x.get('lift'))} {fmt_ci(ci_of(x, 'lift_ci'))}"
         )
     else:
         parts = [f"{s.n_ok} of {s.n_cases} cases graded"]
         if s.mean is not None:
-            parts.append(f"mean {fmt(s.mean)} {fmt_ci(s.mean_ci)}")
+            # No interval (one case, or every score equal) is left out, not shown as "n/a".
+            interval = fmt_ci(s.mean_ci)
+            parts.append(f"mean {fmt(s.mean)}" + ("" if interval == NA else f" {interval}"))
         if s.pass_rate is not None:
             parts.append(f"pass rate {fmt_pct(s.pass_rate)} {fmt_ci(s.pass_rate_ci, pct=True)}")
         line = ", ".join(parts)
-    gate = s.gate
-    if gate is None:
-        return line
-    word = "PASS" if gate["passed"] else "FAIL"
-    checks = "; ".join(
-        f"{c['metric']} {'≥' if c['minimum'] else '≤'} {c['threshold']:g} "
-        f"({c['on']}: {fmt(c['value'], 3)} {'ok' if c['passed'] else 'not met'})"
-        for c in gate["checks"]
-    )
-    return f"{word} — {line}. Gate: {checks}."
+    return line
 
 
 def gate_note(s: RunSummary) -> str | None:
@@ -99,9 +132,10 @@ def score_sections(s: RunSummary) -> list[Section]:
             (k, str(v), "█" * round(20 * v / top)) for k, v in s.distribution.items()
         ]))  # fmt: skip
     if s.by_category:
-        sections.append(Section("by category", ["category", "n", "mean", "95% CI", "pass rate"], [
-            (name, str(c.n), fmt(c.mean), fmt_ci(c.mean_ci),
-             f"{fmt_pct(c.pass_rate)} {fmt_ci(c.pass_rate_ci, pct=True)}")
+        header = ["category", "n", "mean", "95% CI", "pass rate", "95% CI"]
+        sections.append(Section("by category", header, [
+            (name, str(c.n), fmt(c.mean), group_ci(c.mean_ci, c.n), fmt_pct(c.pass_rate),
+             group_ci(c.pass_rate_ci, c.n, pct=True))
             for name, c in s.by_category.items()
         ]))  # fmt: skip
     return sections
@@ -126,7 +160,7 @@ def refine_sections(s: RunSummary) -> list[Section]:
          ""),
         ("lift (final − first)", fmt(x.get("lift")), fmt_ci(ci_of(x, "lift_ci"))),
         ("  paired t interval", "", fmt_ci(ci_of(x, "lift_ci_t"))),
-        ("mean attempts", fmt(x.get("mean_attempts")), ""),
+        ("regenerations per case", fmt(x.get("mean_attempts")), ""),
         ("passed / exhausted", f"{x.get('n_passed')} / {x.get('n_exhausted')}", ""),
         ("cost: generation / judging",
          f"{money(x.get('cost_generation_usd', 0.0))} / {money(x.get('cost_judging_usd', 0.0))}",
@@ -180,7 +214,7 @@ def pairwise_sections(s: RunSummary) -> list[Section]:
     ]
     if s.by_category:
         sections.append(Section("by category", ["category", "n", "win rate", "95% CI", "W/L/T"], [
-            (name, str(c.n), fmt_pct(c.win_rate), fmt_ci(c.win_rate_ci, pct=True),
+            (name, str(c.n), fmt_pct(c.win_rate), group_ci(c.win_rate_ci, c.n, pct=True),
              f"{c.wins}/{c.losses}/{c.ties}")
             for name, c in s.by_category.items()
         ]))  # fmt: skip
@@ -277,7 +311,8 @@ def common_sections(s: RunSummary) -> list[Section]:
         ("calls", f"{u.calls} ({u.retries} retries, {u.cached} cached)"),
         ("tokens", f"{u.prompt_tokens:,} in / {u.completion_tokens:,} out"),
         ("cost", money(u.cost_usd)),
-        ("latency p50 / p95", f"{fmt(u.latency_p50_s)} s / {fmt(u.latency_p95_s)} s"),
+        ("latency p50 / p95", "n/a (no uncached call)" if u.latency_p50_s is None
+         else f"{fmt(u.latency_p50_s)} s / {fmt(u.latency_p95_s)} s"),
     ])]  # fmt: skip
     if s.failures:
         sections.append(Section(f"failed cases ({s.n_failed})", ["id", "error"],
@@ -324,24 +359,29 @@ def render_markdown(s: RunSummary) -> str:
 
 
 def terminal_tables(s: RunSummary) -> list[Table]:
-    """The tables printed to stderr at the end of a run."""
-    tables = []
-    for sec in sections(s):
-        table = Table(title=sec.title)
-        for i, name in enumerate(sec.header):
-            table.add_column(name, justify="left" if i == 0 else "right")
-        for row in sec.rows:
-            table.add_row(*row)
-        tables.append(table)
-    return tables
+    """The tables printed to stderr at the end of a run, laid out for 80 columns."""
+    return [rich_table(sec) for sec in sections(s)]
+
+
+def compare_section(deltas: Sequence[Delta], name_a: str, name_b: str) -> Section:
+    """Run A → run B: each metric in A, then in B, the paired change B − A and its 95%
+    interval. Rates are percentages, as in every other report; their change is in points.
+    """
+    rows = []
+    for d in deltas:
+        if d.rate:
+            change = "n/a" if d.delta is None else f"{100 * d.delta:+.1f} pts"
+            lo, hi = d.ci
+            ci = "n/a" if lo is None or hi is None else f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pts"
+            rows.append((d.metric, fmt_pct(d.a), fmt_pct(d.b), change, ci, str(d.n_paired)))
+        else:
+            change = "n/a" if d.delta is None else f"{d.delta:+.3f}"
+            rows.append((d.metric, fmt(d.a, 3), fmt(d.b, 3), change, fmt_ci(d.ci),
+                         str(d.n_paired)))  # fmt: skip
+    return Section(f"A → B: {name_a} → {name_b} (paired on case id)",
+                   ["metric", "A", "B", "B − A", "95% CI", "paired cases"], rows)  # fmt: skip
 
 
 def compare_table(deltas: Sequence[Delta], name_a: str, name_b: str) -> Table:
-    """Run A vs run B: each metric, both values, the paired delta and its 95% interval."""
-    table = Table(title=f"{name_b} vs {name_a} (paired on case id)")
-    for i, column in enumerate(("metric", "A", "B", "B − A", "95% CI", "paired cases")):
-        table.add_column(column, justify="left" if i == 0 else "right")
-    for d in deltas:
-        table.add_row(d.metric, fmt(d.a, 3), fmt(d.b, 3), fmt(d.delta, 3), fmt_ci(d.ci),
-                      str(d.n_paired))  # fmt: skip
-    return table
+    """The run comparison as a terminal table (A's column first, as in the title)."""
+    return rich_table(compare_section(deltas, name_a, name_b))

@@ -4,7 +4,8 @@ The charts are inlined in HTML, so they carry no xmlns and reference nothing out
 themselves. Colours are CSS classes styled by `CHART_CSS` through variables, so one chart
 reads in the page's light and dark themes alike. Output is deterministic: coordinates are
 rounded to two decimals, and there are no ids, clocks or random numbers. All text is
-escaped. Stacked bars, heat maps, reliability diagrams and scatters are in `svg_charts`.
+escaped. Forest plots, stacked bars, heat maps, reliability diagrams and scatters are in
+`svg_charts`.
 """
 
 from __future__ import annotations
@@ -48,10 +49,11 @@ svg.chart{max-width:100%;height:auto;font:12px system-ui,sans-serif;display:bloc
 .chart .ci{stroke:var(--fg);stroke-width:1.5}
 .chart .ref{stroke:var(--ref);stroke-width:1.5;stroke-dasharray:5 3;fill:none}
 .chart text.ref-label{fill:var(--ref)}
-.chart .point{fill:var(--accent);stroke:var(--bg);stroke-width:1.5}
-.chart .point.above{fill:var(--good)}
-.chart .point.below{fill:var(--bad)}
-.chart .point.straddles{fill:var(--warn)}
+.chart .point,.chart .key{fill:var(--accent);stroke:var(--bg);stroke-width:1.5}
+.chart .above{fill:var(--good)}
+.chart .below{fill:var(--bad)}
+.chart .straddles{fill:var(--warn)}
+.chart .few{fill:var(--tie)}
 .chart .new{fill:var(--new)}
 .chart .old{fill:var(--old)}
 .chart .tie{fill:var(--tie)}
@@ -150,6 +152,9 @@ class Bar:
     high: float | None = None
     text: str | None = None
     """What to print beside it (e.g. "76.7% [65.0%, 88.3%]"); default: the value."""
+    too_few: bool = False
+    """A group too small to tell anything (stats.intervals.TOO_FEW): drawn, never coloured
+    as above or below a reference."""
 
     @property
     def shown(self) -> str:
@@ -205,9 +210,12 @@ def row_chart(
     reference: float | None,
     reference_label: str | None,
     tick_format: Format,
+    footer: Callable[[float], list[str]] | None = None,
+    footer_height: float = 0.0,
 ) -> str:
     """Rows of label | plot | value text, a value axis below, an optional reference line:
     the frame shared by horizontal bars and forest plots; `mark` draws each row's data.
+    `footer(top)` draws what goes under the axis (a legend) in `footer_height` pixels.
     """
     left = room([r.label for r in rows])
     right = WIDTH - room([r.shown for r in rows], limit=40)
@@ -231,7 +239,9 @@ def row_chart(
         if reference_label:
             parts.append(el("text", reference_label, x=x, y=TOP - 9, text_anchor="middle",
                             class_="ref-label"))  # fmt: skip
-    return svg(WIDTH, bottom + AXIS, title, parts, kind=kind)
+    if footer is not None:
+        parts += footer(bottom + AXIS)
+    return svg(WIDTH, bottom + AXIS + footer_height, title, parts, kind=kind)
 
 
 def bar_chart(
@@ -328,41 +338,3 @@ def histogram(counts: Mapping[str, int], *, title: str) -> str:
     return column_chart(bars, title=title, domain=(0.0, float(max(top, 1))), reference=None,
                         reference_label=None, tick_format=general, gap=0.08,
                         kind="histogram")  # fmt: skip
-
-
-def side(row: Bar, reference: float | None) -> str:
-    """Where a row stands against the reference: its whole interval above or below it, or
-    an interval that straddles it (not yet distinguishable from the bar).
-    """
-    if reference is None or row.value is None:
-        return ""
-    low, high = row.interval or (row.value, row.value)
-    if low >= reference:
-        return "above"
-    return "below" if high < reference else "straddles"
-
-
-def forest_plot(
-    rows: Sequence[Bar],
-    *,
-    title: str,
-    reference: float | None,
-    reference_label: str | None = None,
-    domain: tuple[float, float] = (0.0, 1.0),
-    tick_format: Format = percent,
-) -> str:
-    """Point estimates with 95% intervals, one row each, against a vertical reference line
-    (e.g. the gate's threshold); a point is coloured by its interval's side of the line.
-    """
-
-    def mark(scale: Scale, row: Bar, mid: float) -> list[str]:
-        if row.value is None:
-            return []
-        out = whisker_h(scale, *row.interval, mid) if row.interval else []
-        tip = el("title", f"{row.label}: {row.shown}")
-        cls = f"point {side(row, reference)}".strip()
-        return [*out, el("circle", class_=cls, cx=scale(row.value), cy=mid, r=5, inner=tip)]
-
-    return row_chart(rows, title=title, domain=domain, mark=mark, kind="forest",
-                     reference=reference, reference_label=reference_label,
-                     tick_format=tick_format)  # fmt: skip

@@ -1,6 +1,7 @@
-"""The report's other SVG charts: a stacked win/tie/loss bar, a confusion-matrix heat map,
-a reliability diagram and a scatter of a number against a category (length difference by
-winner). Same conventions as `svg`: pure, deterministic, escaped, styled by CSS classes.
+"""The report's other SVG charts: a forest plot of estimates against a reference line, a
+stacked win/tie/loss bar, a confusion-matrix heat map, a reliability diagram and a scatter of
+a number against a category (length difference by winner). Same conventions as `svg`: pure,
+deterministic, escaped, styled by CSS classes.
 """
 
 from __future__ import annotations
@@ -14,13 +15,18 @@ from judgecli.svg import (
     CHAR,
     TOP,
     WIDTH,
+    Bar,
+    Format,
     Scale,
     el,
     general,
+    percent,
     room,
+    row_chart,
     shorten,
     svg,
     ticks,
+    whisker_h,
 )
 
 
@@ -196,3 +202,68 @@ def scatter(
     parts.append(el("text", x_label, x=(left + WIDTH - 16) / 2, y=bottom + AXIS + 10,
                     text_anchor="middle"))  # fmt: skip
     return svg(WIDTH, bottom + AXIS + 16, title, parts, kind="scatter")
+
+
+def side(row: Bar, reference: float | None) -> str:
+    """Where a row stands against the reference: its whole interval above or below it, an
+    interval that straddles it (not yet distinguishable from the bar), or "few" when there is
+    no evidence either way: a group too small to tell, no interval, or a zero-width one
+    (five wins of five resampled are always five of five; that is not certainty).
+    """
+    if reference is None or row.value is None:
+        return ""
+    if row.too_few or row.interval is None or row.interval[0] == row.interval[1]:
+        return "few"
+    low, high = row.interval
+    if low >= reference:
+        return "above"
+    return "below" if high < reference else "straddles"
+
+
+LEGEND = [
+    ("above", "whole interval above the line"),
+    ("below", "whole interval below the line"),
+    ("straddles", "interval crosses the line"),
+    ("few", "too few cases to tell"),
+]
+"""What a forest plot's point colours mean, two entries a row."""
+LEGEND_ROW = 18
+LEGEND_HEIGHT = 4 + 2 * LEGEND_ROW
+
+
+def legend(top: float) -> list[str]:
+    """The colour key of a forest plot, starting `top` pixels down."""
+    parts = []
+    for i, (kind, text) in enumerate(LEGEND):
+        x, y = 8 + (WIDTH / 2) * (i % 2), top + 4 + LEGEND_ROW * (i // 2) + 10
+        parts.append(el("circle", class_=f"key {kind}", cx=x + 5, cy=y - 4, r=5))
+        parts.append(el("text", text, x=x + 16, y=y))
+    return parts
+
+
+def forest_plot(
+    rows: Sequence[Bar],
+    *,
+    title: str,
+    reference: float | None,
+    reference_label: str | None = None,
+    domain: tuple[float, float] = (0.0, 1.0),
+    tick_format: Format = percent,
+) -> str:
+    """Point estimates with 95% intervals, one row each, against a vertical reference line
+    (e.g. the gate's threshold); a point is coloured by its interval's side of the line, and
+    a legend below says what each colour means.
+    """
+
+    def mark(scale: Scale, row: Bar, mid: float) -> list[str]:
+        if row.value is None:
+            return []
+        out = whisker_h(scale, *row.interval, mid) if row.interval else []
+        tip = el("title", f"{row.label}: {row.shown}")
+        cls = f"point {side(row, reference)}".strip()
+        return [*out, el("circle", class_=cls, cx=scale(row.value), cy=mid, r=5, inner=tip)]
+
+    return row_chart(rows, title=title, domain=domain, mark=mark, kind="forest",
+                     reference=reference, reference_label=reference_label,
+                     tick_format=tick_format, footer=None if reference is None else legend,
+                     footer_height=0.0 if reference is None else LEGEND_HEIGHT)  # fmt: skip

@@ -19,6 +19,18 @@ Interval = tuple[float, float] | tuple[None, None]
 # Working memory one batch of bootstrap resamples may use (bytes).
 CHUNK_BYTES = 64 * 2**20
 
+TOO_FEW = 10
+"""Groups (categories, judges) of fewer cases are reported as "too few to tell": a 95%
+interval over 5 cases spans half the scale, and a small group with no spread at all (4
+cases, all scored 3) has no interval. Reports show the mark instead of the interval, and
+charts colour such a group neither red nor green.
+"""
+
+
+def too_few(n: int) -> bool:
+    """Whether a group of ``n`` cases is too small for its interval to tell anything."""
+    return n < TOO_FEW
+
 
 def normal_quantile(confidence: float) -> float:
     """Two-sided standard-normal critical value z for a confidence level.
@@ -86,13 +98,15 @@ def t_interval(values: Values, *, confidence: float = 0.95) -> Interval:
     n - 1, loc=x̄, scale=s/√n)``.
 
     Returns:
-        ``(low, high)``, or ``(None, None)`` when fewer than two values are given
-        (the spread is unknown).
+        ``(low, high)``, or ``(None, None)`` when fewer than two values are given (the
+        spread is unknown) or when they are all equal: s = 0 would give the zero-width
+        interval [x̄, x̄], a certainty no sample gives (four cases all scored 3 say little
+        about the fifth). scipy's ``t.interval`` is undefined (nan) there too.
     """
     check_confidence(confidence)
     data = np.asarray(values, dtype=np.float64)
     n = data.size
-    if n < 2:
+    if n < 2 or float(data.min()) == float(data.max()):
         return (None, None)
     from scipy.special import stdtrit  # lazy: scipy costs ~0.4 s to import
 

@@ -131,8 +131,15 @@ def inter_judge(ok: list[CaseResult], models: list[str]) -> InterJudgeSummary:
     )
 
 
-def category_summaries(decided: list[CaseResult], seed: int) -> dict[str, CategorySummary]:
-    """Win rate per category, with its bootstrap interval."""
+def category_summaries(decided: list[CaseResult]) -> dict[str, CategorySummary]:
+    """Win rate per category, with a Wilson interval on wins + ties / 2.
+
+    Not the bootstrap the overall rate uses: a category is often a handful of cases, and
+    resampling 5 wins out of 5 can only ever give 5 of 5, the zero-width [100%, 100%] that
+    a chart then draws as certain. Wilson gives [56.6%, 100%] there. Counting a tie as half
+    a success is an approximation (see ``wilson_interval``), but one that stays inside
+    [0, 1] and widens as it should when n is small.
+    """
     groups: dict[str, list[Winner]] = {}
     for r in decided:
         assert r.winner is not None
@@ -145,7 +152,7 @@ def category_summaries(decided: list[CaseResult], seed: int) -> dict[str, Catego
         summaries[name] = CategorySummary(
             n=len(groups[name]),
             win_rate=win_rate(wins, losses, ties),
-            win_rate_ci=win_rate_bootstrap_interval(outcomes(groups[name]), seed=seed),
+            win_rate_ci=wilson_interval(wins + ties / 2, len(groups[name])),
             wins=wins,
             losses=losses,
             ties=ties,
@@ -188,7 +195,7 @@ def summarize_pairwise(
         consistency_ci=wilson_interval(sum(consistent), len(consistent)),
         first_position_rate=first_position_rate(first_position_wins(ok)),
         length=length_summary(decided),
-        by_category=category_summaries(decided, seed),
+        by_category=category_summaries(decided),
         judges=judge_summaries(ok, models, seed) if len(models) > 1 else None,
         inter_judge=inter_judge(ok, models) if len(models) > 1 else None,
     )

@@ -24,7 +24,7 @@ class CategoryStats:
         n: Number of cases.
         mean: Mean score, ``None`` when ``n`` is 0.
         mean_ci: Student t 95% interval of the mean (``t_interval``); ``(None, None)``
-            for fewer than two cases.
+            for fewer than two cases or when every score is the same.
         pass_rate: Share of cases that passed, among those with a pass/fail outcome.
         pass_rate_ci: Wilson 95% interval of the pass rate.
     """

@@ -1,7 +1,8 @@
 """report.html in a real browser: headless Chromium (Debian's package, `make browser`) opens
 a real run's page over the DevTools protocol, a screenshot is kept beside it (run/report.png),
-and the case table's search box and filters are driven as a person would. Skipped, saying
-why, only where no Chromium is installed.
+and the case table's search box and filters are driven as a person would; a calibrate page
+is driven through its "disagrees with the humans" filter and a case's collapsed text.
+Skipped, saying why, only where no Chromium is installed.
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from judgecli.htmlreport import render_html
+from judgecli.result import CaseResult, CaseStatus, Judgement
 from judgecli.simulator import SimulatorConfig, SimulatorServer
+from judgecli.stats.summary import RunSummary, run_facts
+from judgecli.verdict import Verdict
 from tests.browser import Page, find_chromium, launch, png_distinct_bytes, png_size
 from tests.integration.conftest import REPO
 
@@ -170,3 +175,76 @@ def test_the_browser_client_hears_console_errors_exceptions_and_failed_loads(
     assert any(e.startswith("console.error: said out loud") for e in errors), errors
     assert any(e.startswith("uncaught exception: TypeError") for e in errors), errors
     assert any("missing.png" in e for e in errors), errors
+
+
+# (judge's score, human label) per case: c-1 and c-4 are the disagreements.
+CALIBRATED = [(3, 3), (1, 4), (2, 2), (4, 4), (2, 3), (3, 3)]
+ANSWER_WORD = "zanzibar"
+"""A word only in c-2's answer, which sits collapsed behind the row's <details>."""
+# checkVisibility, not getClientRects: Chromium still lays out a closed <details>'s content
+# (hidden by content-visibility), so it has boxes while nobody can see it.
+CASE_TEXT_SHOWN = """Array.from(document.querySelectorAll("#cases pre"))
+  .filter((p) => p.textContent.includes("ANSWER") && p.checkVisibility()).length"""
+OPEN_C2 = """(() => {
+  const row = Array.from(document.querySelectorAll("#cases > tbody"))
+    .find((b) => b.querySelector("tr.case code").textContent === "c-2");
+  row.querySelector("summary").click();
+})()"""
+
+
+def calibrate_page(path: Path) -> Path:
+    """A calibrate run's report.html, built from results with labels (no judge needed)."""
+    rows = [
+        CaseResult(
+            id=f"c-{i}", status=CaseStatus.OK, score=float(score), rubric_hash="h",
+            human_labels=[float(label)], agrees=score == label,
+            case={"input": f"question {i}",
+                  "output": f"answer {i}" + (f" about {ANSWER_WORD}" if i == 2 else "")},
+            judgements=[Judgement(model="m", raw="{}", attempts=1,
+                                  verdict=Verdict(reasoning="r", score=float(score)))],
+        )
+        for i, (score, label) in enumerate(CALIBRATED)
+    ]  # fmt: skip
+    summary = RunSummary(**run_facts(rows, command="calibrate", rubric=None, models=["m"]),
+                         n_labels=len(rows), accuracy=4 / 6)  # fmt: skip
+    path.write_text(render_html(summary, rows))
+    return path
+
+
+async def drive_calibrate_report(port: int, report: Path) -> Seen:
+    """Filter the disagreements, then find a case by its answer and open its text."""
+    seen = Seen()
+    shown = CASE_TEXT_SHOWN.replace("ANSWER", ANSWER_WORD)
+    async with asyncio.timeout(DEADLINE_S), await Page.open(port) as page:
+        await page.navigate(report.as_uri())
+        await look(page, "loaded", seen)
+        await page.evaluate(choose("agrees", "no"))
+        await look(page, "disagrees", seen)
+        await page.evaluate(choose("agrees", "yes"))
+        await look(page, "agrees", seen)
+        await page.evaluate(choose("agrees", ""))
+        await page.evaluate('document.getElementById("case-search").focus()')
+        await page.type_text(ANSWER_WORD)
+        await look(page, "searched an answer", seen)
+        seen.counts["text shown before opening"] = str(await page.evaluate(shown))
+        await page.evaluate(OPEN_C2)
+        seen.counts["text shown after opening"] = str(await page.evaluate(shown))
+        seen.errors = list(page.errors)
+    return seen
+
+
+# Regression (review 2026-11-23, findings 7 and 8): no human label, no way to list the
+# disagreements, and no case text in the report.
+def test_a_calibrate_report_filters_the_disagreements_and_opens_a_case_text(
+    chromium, tmp_path: Path
+):
+    report = calibrate_page(tmp_path / "report.html")
+    seen = asyncio.run(drive_calibrate_report(chromium, report))
+    assert seen.errors == []
+    assert seen.counts["loaded"] == "6 of 6 shown"
+    assert sorted(seen.visible["disagrees"]) == ["c-1", "c-4"]
+    assert seen.counts["disagrees"] == "2 of 6 shown"
+    assert sorted(seen.visible["agrees"]) == ["c-0", "c-2", "c-3", "c-5"]
+    assert seen.visible["searched an answer"] == ["c-2"]
+    assert seen.counts["text shown before opening"] == "0", "case text must start collapsed"
+    assert seen.counts["text shown after opening"] == "1"

@@ -55,7 +55,15 @@ def test_report_compares_two_runs_of_one_rubric_case_by_case(run_cli, judge_serv
     assert deltas["mean"]["n_paired"] == 24
     assert abs(deltas["mean"]["delta"] - (4 - a_mean)) < 1e-9
     assert deltas["mean"]["b"] == 4.0
-    assert "B − A" in run.stderr
+    assert deltas["pass_rate"]["rate"] is True
+    # Regression (review 2026-11-23, finding 20): the title said "b vs a" over columns A, B,
+    # and rates showed as 0.817.
+    shown = run.stderr + run.stdout  # the table, wherever the CLI prints it
+    assert "A → B: a → b" in shown
+    assert "B − A" in shown
+    (row,) = [line for line in shown.splitlines() if "pass_rate" in line and "│" in line]
+    assert "100.0%" in row
+    assert " pts" in row
 
 
 def test_report_refuses_to_compare_different_rubrics(run_cli, judge_server):
@@ -69,6 +77,16 @@ def test_report_refuses_to_compare_different_rubrics(run_cli, judge_server):
 
 def test_report_on_an_unfinished_run_points_to_resume(run_cli):
     Path("half").mkdir()
+    Path("half/run.json").write_text("{}")
     run = run_cli(None, "report", "half")
     assert run.exit_code == 2
     assert "judge resume half" in run.stderr
+
+
+# Regression (review 2026-11-23, finding 21): any folder got the `judge resume` hint.
+def test_report_on_a_folder_that_is_no_run_does_not_suggest_resume(run_cli):
+    Path("random").mkdir()
+    run = run_cli(None, "report", "random")
+    assert run.exit_code == 2
+    assert "not a judge run directory" in run.stderr
+    assert "resume" not in run.stderr

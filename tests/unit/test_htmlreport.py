@@ -48,11 +48,13 @@ def judgement(verdict=None, *, raw=None, order=None, model="m", error=None):
                      attempts=1)  # fmt: skip
 
 
-def scored(i, score, category, *, raw=None, criteria=None):
+def scored(i, score, category, *, raw=None, criteria=None, case=None):
     verdict = Verdict(reasoning=f"reasoning of q-{i}", score=score, criteria=criteria or {},
                       feedback=f"feedback of q-{i}")  # fmt: skip
+    text = case if case is not None else {"input": f"question of q-{i}",
+                                          "output": f"answer of q-{i}"}  # fmt: skip
     return CaseResult(id=f"q-{i}", status=CaseStatus.OK, category=category, score=score,
-                      criteria=criteria or {}, passed=score >= 3,
+                      criteria=criteria or {}, passed=score >= 3, case=text,
                       judgements=[judgement(verdict, raw=raw)], rubric_hash="h")  # fmt: skip
 
 
@@ -312,3 +314,119 @@ def test_a_pairwise_judgement_names_the_answer_in_the_slot_it_picked(rendered):
     _, page = rendered["pairwise"]
     assert "winner B (new), confidence 0.7" in page  # old-new order: B is NEW
     assert "winner A (new), confidence 0.7" in page  # new-old order: A is NEW
+
+
+# Regression (review 2026-11-23, finding 7): the report never showed the question or the
+# answers, so no verdict could be checked from it.
+def test_a_case_row_shows_what_the_judge_was_shown_escaped_behind_details():
+    answer = f"Boil it.{XSS}"
+    row = scored(
+        0,
+        1.0,
+        "x",
+        case={
+            "input": "How do I cook an egg?",
+            "output": answer,
+            "reference": "Boil 7 minutes.",
+            "context": "Eggs & pans",
+        },
+    )
+    page = render_html(score_summary(), [row])
+    cases = page[page.index("<h2>Cases (") :]
+    assert "<summary>the case and 1 judgement</summary>" in cases
+    for label, text in [
+        ("input", "How do I cook an egg?"),
+        ("output", answer),
+        ("reference", "Boil 7 minutes."),
+        ("context", "Eggs & pans"),
+    ]:
+        assert f"<h5>{label}</h5><pre>{escape(text)}</pre>" in cases
+    assert cases.index("<h5>input</h5>") < cases.index("<h5>output</h5>") < cases.index(
+        "<h5>reference</h5>") < cases.index("<h5>context</h5>")  # fmt: skip
+    assert XSS not in page
+    checker = TagChecker()
+    checker.feed(page)
+    assert checker.scripts == 1  # the page's own: the answer's <script> is text
+
+
+def test_the_lowest_scored_cards_carry_the_case_text_collapsed(rendered):
+    _, page = rendered["score"]
+    worst = page[page.index("Lowest-scored cases") : page.index("<h2>Cases (")]
+    assert "<details><summary>the case</summary>" in worst
+    assert "<pre>question of q-1</pre>" in worst
+    assert "<pre>answer of q-1</pre>" in worst
+
+
+def test_a_long_answer_is_capped_saying_how_much_is_left_out():
+    page = render_html(score_summary(), [scored(0, 3.0, "x", case={"output": "z" * 2600})])
+    assert "z" * 2000 + "… (600 more characters in results.jsonl)" in page
+    assert "z" * 2001 not in page
+
+
+def test_a_pairwise_case_shows_the_old_and_the_new_answer():
+    row = pair(0, Winner.NEW, ("B", "A"), category="a").model_copy(
+        update={
+            "case": {"input": "q?", "output_old": "the old answer", "output_new": "the new answer"}
+        }
+    )
+    page = render_html(pairwise_summary(), [row])
+    assert "<h5>OLD output</h5><pre>the old answer</pre>" in page
+    assert "<h5>NEW output</h5><pre>the new answer</pre>" in page
+
+
+def test_a_result_without_case_text_shows_no_case_section():
+    # Runs made before results.jsonl held the case's text.
+    row = scored(0, 3.0, "x", case={})
+    page = render_html(score_summary(), [row])
+    assert "<summary>1 judgement</summary>" in page
+    assert 'class="case-field"' not in page
+    assert "<summary>the case</summary>" not in page
+
+
+def labelled(i, score, human, agrees):
+    return scored(i, score, "x").model_copy(update={"human_labels": human, "agrees": agrees})
+
+
+# Regression (review 2026-11-23, finding 8): the calibrate cases table had no human label
+# and no way to list the disagreements.
+def test_calibrate_cases_show_the_human_labels_and_filter_on_disagreement():
+    summary, _ = calibrate_summary()
+    rows = [labelled(0, 3.0, [3.0], True), labelled(1, 1.0, [4.0, 3.0], False),
+            labelled(2, 2.0, ["pass"], None)]  # fmt: skip
+    page = render_html(summary, rows)
+    head = page[page.index('<table id="cases">') :]
+    assert "<th>verdict</th><th>human</th>" in head
+    assert '<td>1</td><td><span class="disagrees">4, 3</span></td>' in page
+    assert "<td>3</td><td>3</td>" in page
+    assert "<td>2</td><td>pass</td>" in page
+    assert [page.count(f'data-agrees="{v}"') for v in ("yes", "no", "")] == [1, 1, 1]
+    assert 'data-key="agrees"' in page
+    assert '<option value="no">disagrees with the humans</option>' in page
+
+
+def test_runs_without_labels_have_no_human_column_or_agreement_filter(rendered):
+    _, page = rendered["score"]
+    assert "<th>human</th>" not in page
+    assert 'data-key="agrees"' not in page
+
+
+def test_an_incomplete_run_says_so_at_the_top_instead_of_pass_or_fail():
+    summary = pairwise_summary()
+    summary.gate = None
+    summary.incomplete = "the judge could not grade 24 of 30 cases"
+    page = render_html(summary, pairwise_results())
+    top = page[: page.index("</header>")]
+    assert '<p class="headline incomplete">INCOMPLETE — the judge could not grade 24 of 30 ' in top
+    assert "PASS" not in top
+    assert "FAIL" not in top
+
+
+def test_small_categories_are_too_few_to_tell_in_tables_and_grey_in_charts(rendered):
+    summary, page = rendered["pairwise"]  # categories of 4 cases each
+    assert page.count("<td>too few to tell</td>") == len(summary.by_category)
+    forest = page[page.index('aria-label="win rate of NEW"') :]
+    forest = forest[: forest.index("</svg>")]
+    classes = re.findall(r'<circle class="(point[^"]*)"', forest)
+    # "all cases" (8 decided) and both categories: none is coloured above or below.
+    assert classes == ["point few"] * 3
+    assert "too few cases to tell" in forest

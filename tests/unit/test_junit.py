@@ -166,6 +166,8 @@ RUNS = [
     pytest.param(summary("calibrate", "(from results)"), [scored("a", 1, False), failed("b")],
                  id="calibrate"),
     pytest.param(summary(), [], id="no-cases"),
+    pytest.param(summary(incomplete="the judge could not grade 1 of 1 cases"), [failed("a")],
+                 id="incomplete"),
 ]  # fmt: skip
 
 
@@ -189,7 +191,8 @@ def test_suite_counts_equal_the_testcases_they_hold(summary_, results):
             if name in suite.attrib:
                 tag = name.removesuffix("s") if name != "skipped" else "skipped"
                 assert int(suite.attrib[name]) == sum(outcome(c) == tag for c in cases), name
-    expected = len(results) + (summary_.gate is not None)
+    # One more testcase for the gate, or for the run when it is incomplete.
+    expected = len(results) + (summary_.gate is not None or summary_.incomplete is not None)
     assert int(root.attrib["tests"]) == expected
 
 
@@ -247,11 +250,42 @@ def test_a_case_the_judge_could_not_grade_is_an_error_with_its_raw_reply():
 
 
 def test_calibrate_cases_are_verdicts_not_failures():
-    # Whether the judge agreed with the human needs labels, which results do not carry.
+    # One disagreement is not the judge failing; its agreement over all cases is (the gate).
     cases = cases_by_name(parse(summary("calibrate", "helpfulness"), RUNS[3].values[1]))
     assert outcome(cases["a"]) == "pass"
     assert "score 1" in text(cases["a"], "system-out")
     assert outcome(cases["b"]) == "error"
+
+
+def test_a_calibrate_case_carries_the_human_labels_and_whether_the_judge_agrees():
+    disagreed = scored("a", 1, False).model_copy(update={"human_labels": [4.0, 3.5],
+                                                         "agrees": False})  # fmt: skip
+    agreed = scored("b", 3, True).model_copy(update={"human_labels": ["pass"], "agrees": True})
+    cases = cases_by_name(parse(summary("calibrate", "helpfulness"), [disagreed, agreed]))
+    assert outcome(cases["a"]) == "pass"
+    assert text(cases["a"], "system-out") == (
+        "score 1, not passed\nhuman: 4, 3.5 (the judge disagrees)"
+    )
+    assert text(cases["b"], "system-out").endswith("human: pass (the judge agrees)")
+
+
+# An outage is not a regression: the run is an error, not a pass and not a failure.
+def test_an_incomplete_run_is_one_errored_testcase_and_its_gate_is_not_reported():
+    reason = "the judge could not grade 24 of 30 cases"
+    gate = gated(GateSpec(min_win_rate=0.55), **PAIRWISE_NUMBERS)
+    root = parse(summary("pairwise", "pairwise", incomplete=reason, gate=gate),
+                 [compared("w", Winner.NEW), failed("f")])  # fmt: skip
+    cases = cases_by_name(root)
+    assert "gate" not in cases
+    run = cases["run"]
+    assert outcome(run) == "error"
+    error = child(run, "error")
+    assert error.attrib == {"message": f"INCOMPLETE — {reason}; no verdict",
+                            "type": "RunIncomplete"}  # fmt: skip
+    assert "judge resume" in (error.text or "")
+    suites = {s.attrib["name"]: s for s in root.iter("testsuite")}
+    assert suites["judge.pairwise.pairwise.run"].attrib["errors"] == "1"
+    assert (root.attrib["failures"], root.attrib["errors"]) == ("0", "2")
 
 
 def test_classname_is_command_rubric_and_category():

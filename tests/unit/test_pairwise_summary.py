@@ -4,7 +4,8 @@ import pytest
 
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, Winner
 from judgecli.rubric import parse_rubric
-from judgecli.stats.pairwise_summary import summarize_pairwise
+from judgecli.stats.pairwise import win_rate_bootstrap_interval
+from judgecli.stats.pairwise_summary import OUTCOME, summarize_pairwise
 from judgecli.verdict import Position, Verdict
 
 RUBRIC = parse_rubric(
@@ -95,6 +96,28 @@ def test_per_category_win_rates():
     assert s.by_category["x"].win_rate == 1.0
     assert s.by_category["y"].win_rate == 0.0
     assert s.by_category["y"].n == 2
+
+
+# Regression (review 2026-11-23, finding 9): "health", 5 wins of 5, read
+# "100.0% [100.0%, 100.0%]" from a bootstrap that can only ever resample 5 of 5. Pinned from
+# statsmodels proportion_confint(wins + ties / 2, n, method="wilson").
+@pytest.mark.parametrize(
+    ("winners", "expected"),
+    [
+        pytest.param([Winner.NEW] * 5, (0.5655175352168252, 1.0), id="five-of-five"),
+        pytest.param([Winner.NEW] * 3 + [Winner.TIE, Winner.OLD],
+                     (0.29879105407239326, 0.9274159600143366), id="3-wins-1-tie-1-loss"),
+    ],
+)  # fmt: skip
+def test_a_category_win_rate_gets_a_wilson_interval_on_ties_counted_half(winners, expected):
+    slots = {Winner.NEW: ("B", "A"), Winner.OLD: ("A", "B"), Winner.TIE: ("tie", "tie")}
+    health = [case(i, w, slots[w], category="health") for i, w in enumerate(winners)]
+    other = [case(100 + i, Winner.OLD, ("A", "B"), category="other") for i in range(20)]
+    s = summarize(health + other)
+    assert s.by_category["health"].win_rate_ci == pytest.approx(expected, rel=1e-12)
+    # The overall interval the gate reads is still the seeded bootstrap.
+    outcomes = [OUTCOME[r.winner] for r in health + other]
+    assert s.win_rate_ci == win_rate_bootstrap_interval(outcomes, seed=0)
 
 
 def test_usage_sums_every_judgement():

@@ -11,6 +11,7 @@ from judgecli.stats.intervals import (
     resampled_means_from_counts,
     resampled_means_from_indices,
     t_interval,
+    too_few,
     wilson_interval,
 )
 
@@ -52,6 +53,9 @@ def test_a_confidence_outside_zero_and_one_is_rejected(confidence):
         pytest.param(
             118.5, 188, 0.95, (0.5593519488583896, 0.6960672931616483), id="ties-count-half"
         ),
+        # A category of five: statsmodels proportion_confint(k, 5, method="wilson").
+        pytest.param(5, 5, 0.95, (0.5655175352168252, 1.0), id="five-of-five"),
+        pytest.param(3.5, 5, 0.95, (0.29879105407239326, 0.9274159600143366), id="3-wins-1-tie"),
     ],
 )
 def test_wilson_interval_matches_the_reference_value(successes, n, confidence, expected):
@@ -113,8 +117,36 @@ def test_t_interval_needs_two_values(values):
     assert t_interval(values) == (None, None)
 
 
-def test_t_interval_of_constant_values_is_a_point():
-    assert t_interval([3.0, 3.0, 3.0]) == (3.0, 3.0)
+# Regression (review 2026-11-23, finding 9): four cases all scored 3 read "3.00 [3.00, 3.00]"
+# and were drawn as significant. scipy.stats.t.interval(0.95, 3, loc=3, scale=0) is (nan, nan).
+@pytest.mark.parametrize(
+    "values",
+    [pytest.param([3.0] * 4, id="four-threes"), pytest.param([1.0] * 30, id="thirty-ones")],
+)
+def test_t_interval_of_values_without_spread_is_undefined_not_a_point(values):
+    assert t_interval(values) == (None, None)
+
+
+# The same spread over 4 and over 12 cases, pinned from scipy.stats.t.interval(0.95, n - 1,
+# loc=3, scale=scipy.stats.sem(values)): t(0.975, 3) = 3.18 against t(0.975, 11) = 2.20.
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        pytest.param([2.0, 3.0, 4.0, 3.0], (1.700771736374889, 4.2992282636251105), id="n=4"),
+        pytest.param([2.0, 3.0, 4.0, 3.0] * 3, (2.530748387180395, 3.469251612819605), id="n=12"),
+    ],
+)
+def test_t_interval_widens_for_small_samples(values, expected):
+    assert t_interval(values) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("n", "expected"),
+    [pytest.param(1, True, id="1"), pytest.param(9, True, id="9"),
+     pytest.param(10, False, id="10"), pytest.param(500, False, id="500")],
+)  # fmt: skip
+def test_groups_under_ten_cases_are_too_few_to_tell(n, expected):
+    assert too_few(n) is expected
 
 
 def test_t_interval_accepts_a_numpy_array():

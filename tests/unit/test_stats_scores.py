@@ -118,6 +118,16 @@ def test_a_category_of_one_case_without_pass_outcome_has_undefined_intervals():
     }
 
 
+# Regression (review 2026-11-23, finding 9): "travel", 4 cases all scored 3, read
+# "3.00 [3.00, 3.00]". Its pass rate 4 of 4 gets the Wilson interval
+# scipy.stats.binomtest(4, 4).proportion_ci(method="wilson"), not [100%, 100%].
+def test_a_small_category_without_spread_has_no_mean_interval_and_a_wide_pass_interval():
+    result = by_category(["travel"] * 4, [3.0] * 4, [True] * 4)
+    assert result["travel"].mean == 3.0
+    assert result["travel"].mean_ci == (None, None)
+    assert result["travel"].pass_rate_ci == pytest.approx((0.5101091635454027, 1.0), rel=1e-12)
+
+
 def test_by_category_of_no_cases_is_empty():
     assert by_category([], [], []) == {}
 

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from judgecli import svg
+from judgecli import svg, svg_charts
 from judgecli.svg import Bar
 from judgecli.svg_charts import Segment, heat_map, reliability_diagram, scatter, stacked_bar
 
@@ -40,7 +40,7 @@ BUILDERS = [
     ),
     pytest.param(lambda: svg.histogram({"1": 2, "2": 0, "3": 5}, title="t"), id="histogram"),
     pytest.param(
-        lambda: svg.forest_plot([Bar("a", 0.7, 0.5, 0.9)], title="t", reference=0.55),
+        lambda: svg_charts.forest_plot([Bar("a", 0.7, 0.5, 0.9)], title="t", reference=0.55),
         id="forest",
     ),
     pytest.param(lambda: stacked_bar([Segment("w", 3, "new")], title="t"), id="stacked"),
@@ -136,7 +136,9 @@ def test_histogram_draws_each_count_in_order():
 def test_forest_plot_puts_points_whiskers_and_reference_on_one_scale():
     rows = [Bar("above", 0.8, 0.6, 0.9), Bar("below", 0.3, 0.1, 0.45),
             Bar("straddles", 0.5, 0.4, 0.7)]  # fmt: skip
-    root = parse(svg.forest_plot(rows, title="t", reference=0.55, reference_label="gate 55%"))
+    root = parse(
+        svg_charts.forest_plot(rows, title="t", reference=0.55, reference_label="gate 55%")
+    )
     points = by_class(root, "circle", "point")
     whiskers = [w for w in by_class(root, "line", "ci") if w.get("y1") == w.get("y2")]
     # Pixel per unit from the first row's whisker: x(0.9) - x(0.6) = 0.3 units.
@@ -150,6 +152,40 @@ def test_forest_plot_puts_points_whiskers_and_reference_on_one_scale():
     assert f(reference, "x1") == pytest.approx(x0 + 0.55 * unit, abs=0.05)
     assert [p.get("class") for p in points] == ["point above", "point below", "point straddles"]
     assert "gate 55%" in texts(root)
+
+
+# Regression (review 2026-11-23, finding 9): a category of 4 cases all scored 3, interval
+# [3, 3], was drawn red ("whole interval below the mean" of 3.04).
+@pytest.mark.parametrize(
+    "row",
+    [
+        pytest.param(Bar("travel", 3.0, 3.0, 3.0), id="zero-width-interval"),
+        pytest.param(Bar("travel", 3.0), id="no-interval"),
+        pytest.param(Bar("health", 1.0, 0.57, 1.0, too_few=True), id="too-few-cases"),
+    ],
+)
+def test_a_row_without_evidence_is_grey_never_above_or_below(row):
+    root = parse(svg_charts.forest_plot([row], title="t", reference=0.5, domain=(0.0, 4.0)))
+    assert [p.get("class") for p in by_class(root, "circle", "point")] == ["point few"]
+
+
+def test_a_forest_plot_with_a_reference_has_a_legend_for_every_colour():
+    root = parse(svg_charts.forest_plot([Bar("a", 0.7, 0.5, 0.9)], title="t", reference=0.5))
+    keys = by_class(root, "circle", "key")
+    assert [k.get("class") for k in keys] == ["key above", "key below", "key straddles",
+                                              "key few"]  # fmt: skip
+    shown = texts(root)
+    for _, text in svg_charts.LEGEND:
+        assert text in shown
+    # The legend sits below the axis, inside the drawing.
+    height = f(root, "height")
+    axis_labels = [f(t, "y") for t in root.iter("text") if t.get("class") == "muted"]
+    assert all(max(axis_labels) < f(k, "cy") < height for k in keys)
+
+
+def test_a_forest_plot_without_a_reference_has_no_legend():
+    root = parse(svg_charts.forest_plot([Bar("a", 0.7, 0.5, 0.9)], title="t", reference=None))
+    assert by_class(root, "circle", "key") == []
 
 
 def test_stacked_bar_parts_are_proportional_with_counts_and_shares():
@@ -211,7 +247,9 @@ def test_user_text_is_escaped_and_survives_parsing():
     nasty = '<script>alert("x")</script> & co'
     charts = [
         svg.bar_chart([Bar(nasty, 0.5, text=nasty)], title=nasty),
-        svg.forest_plot([Bar(nasty, 0.5)], title=nasty, reference=0.5, reference_label=nasty),
+        svg_charts.forest_plot(
+            [Bar(nasty, 0.5)], title=nasty, reference=0.5, reference_label=nasty
+        ),
         heat_map([nasty], [nasty], [[1]], title=nasty, row_title=nasty, column_title=nasty),
         stacked_bar([Segment(nasty, 1, "new")], title=nasty),
     ]
