@@ -12,18 +12,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgecli.cascade import tiered
-from judgecli.config import RunConfig
-from judgecli.dataset import DatasetScan, iter_cases, scan_dataset, scan_labelled_cases
+from judgecli.config import DEFAULT_MAX_FAILURES, FailureLimit, RunConfig
+from judgecli.dataset import (
+    DatasetScan,
+    iter_cases,
+    iter_lines,
+    parse_case,
+    scan_dataset,
+    scan_labelled_cases,
+)
 from judgecli.debias import FlipPolicy
-from judgecli.errors import InputError
+from judgecli.errors import DatasetError, InputError
 from judgecli.gate import GateResult, GateSpec, evaluate_gate, gate_dict
 from judgecli.grading import GradingPlan, grade_pairwise, grade_pointwise
 from judgecli.labels import Label, LabelSpace
-from judgecli.pairs import PairScan, iter_pairs
+from judgecli.pairs import PairScan, iter_pairs, named, scan_pairs
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.run import finish_run, judge_all, now_iso
-from judgecli.stats.calibrate_summary import disagreements, summarize_calibration
+from judgecli.stats.calibrate_summary import disagreements, label_results, summarize_calibration
 from judgecli.stats.summary import RunSummary, run_facts
 from judgecli.store import DISAGREEMENTS, RESULTS, RUN_INFO, RunStore, read_results
 
@@ -82,32 +89,52 @@ def finish(
     space: LabelSpace,
     gate: GateSpec,
     step_summary: Path | None,
+    *,
+    judged: tuple[FailureLimit, int] | None = None,
 ) -> CalibrateOutcome:
-    """Gate, then write summary.json, report.md and disagreements.jsonl."""
+    """Gate, then write results.jsonl (each case with its human labels and whether the
+    judge agrees), summary.json, the reports and disagreements.jsonl. `judged`: the
+    failure limit and case count of cases judged now (a run that lost too many is
+    incomplete).
+    """
     result = evaluate_gate(summary, gate)
     if result is not None:
         summary.gate = gate_dict(result)
-    RunStore(run_dir).write_jsonl(DISAGREEMENTS, disagreements(results, labels, space.kind))
-    finish_run(run_dir, summary, step_summary=step_summary, results=results)
+    labelled = label_results(results, labels, space.kind)
+    store = RunStore(run_dir)
+    store.write_text(
+        RESULTS, "".join(r.model_dump_json(exclude_none=True) + "\n" for r in labelled)
+    )
+    store.write_jsonl(DISAGREEMENTS, disagreements(results, labels, space.kind))
+    limit, total = judged or (DEFAULT_MAX_FAILURES, None)
+    finish_run(run_dir, summary, step_summary=step_summary, results=labelled,
+               failure_limit=limit, total=total)  # fmt: skip
     return CalibrateOutcome(run_dir=run_dir, summary=summary, gate=result)
 
 
 def calibrate_existing(
-    results_path: Path,
+    results: list[CaseResult],
     labels: list[Label],
     space: LabelSpace,
     *,
+    sources: tuple[Path, Path],
     rubric: Rubric | None,
     out: Path,
     argv: list[str],
     gate: GateSpec,
     seed: int = 0,
     step_summary: Path | None = None,
+    warnings: list[str] | None = None,
+    replace: bool = False,
 ) -> CalibrateOutcome:
-    """Agreement of verdicts already made (`--results`): no judge is called."""
-    results = list(read_results(results_path))
+    """Agreement of verdicts already made (`--results`): no judge is called. `sources` is
+    (labels file, results file), for messages and run.json; `replace` (--force) starts
+    an existing --out over.
+    """
+    labels_path, results_path = sources
+    check_labels_match(labels, [r.id for r in results], labels_path, results_path)
     hashes = sorted({r.rubric_hash for r in results})
-    store = RunStore.create(out, with_results=False)
+    store = RunStore.create(out, with_results=False, replace=replace)
     store.write_json(RUN_INFO, {
         "command": "calibrate", "argv": argv, "results": str(results_path),
         "started": now_iso(),
@@ -117,7 +144,7 @@ def calibrate_existing(
         rubric_name=rubric.name if rubric else "(from results)",
         rubric_version=rubric.version if rubric else "-",
         rubric_hash=rubric.content_hash if rubric else ",".join(hashes),
-        seed=seed, warnings=[],
+        seed=seed, warnings=warnings or [],
     )  # fmt: skip
     return finish(store.path, summary, results, labels, space, gate, step_summary)
 
@@ -138,20 +165,23 @@ def calibrate_by_judging(
     plan = GradingPlan.of(config, rubric, flip_policy=FlipPolicy.TIE)
     run_dir: Path
     if isinstance(items, PairScan):
+        total = len(items.pairs)
         pairs = iter_pairs(items, requires=rubric.requires, field_map=config.field_map)
         run_dir = judge_all(config, rubric, pairs, tiered(grade_pairwise, plan, None), argv=argv,
-                            on_result=on_result, warnings=warnings)  # fmt: skip
+                            on_result=on_result, warnings=warnings, total=total)  # fmt: skip
     else:
+        total = len(items.lines)
         cases = iter_cases(items, requires=rubric.requires, field_map=config.field_map)
         run_dir = judge_all(config, rubric, cases, tiered(grade_pointwise, plan, None), argv=argv,
-                            on_result=on_result, warnings=warnings)  # fmt: skip
+                            on_result=on_result, warnings=warnings, total=total)  # fmt: skip
     results = list(read_results(run_dir / RESULTS))
     space = LabelSpace.of(rubric)
     summary = summarize(
         results, labels, space, rubric_name=rubric.name, rubric_version=rubric.version,
         rubric_hash=rubric.content_hash, seed=config.seed, warnings=warnings,
     )  # fmt: skip
-    return finish(run_dir, summary, results, labels, space, gate, step_summary)
+    return finish(run_dir, summary, results, labels, space, gate, step_summary,
+                  judged=(config.max_failures, total))  # fmt: skip
 
 
 def labelled_cases(
@@ -164,5 +194,48 @@ def labelled_cases(
     """The cases to judge: from `--cases` (only the labelled ids), else the labels file."""
     if cases_path is None:
         return scan_labelled_cases(labels_path, requires=rubric.requires, field_map=field_map)
-    return scan_dataset(cases_path, requires=rubric.requires, field_map=field_map,
+    scan = scan_dataset(cases_path, requires=rubric.requires, field_map=field_map,
                         only={label.id for label in labels})  # fmt: skip
+    if not scan.lines:
+        check_labels_match(labels, dataset_ids(cases_path, field_map), labels_path, cases_path)
+    return scan
+
+
+def labelled_pairs(
+    labels_path: Path,
+    old: Path,
+    new: Path,
+    labels: list[Label],
+    rubric: Rubric,
+    field_map: dict[str, str],
+) -> PairScan:
+    """The pairs to judge: OLD and NEW joined on id, only the labelled ids (an id in one
+    file only is left out, as it has no verdict to compare).
+    """
+    check_labels_match(labels, dataset_ids(old, field_map), labels_path, old)
+    return scan_pairs(old, new, requires=rubric.requires, field_map=field_map,
+                      allow_partial=True, only={label.id for label in labels})  # fmt: skip
+
+
+def check_labels_match(
+    labels: list[Label], case_ids: list[str], labels_path: Path, cases_path: Path
+) -> None:
+    """InputError unless some label's id is a case id. Labels of other cases (another
+    run's, or ids spelled differently) would give an all-n/a report that looks like a
+    result; the message shows both sides' ids, so the mismatch is visible at once.
+    """
+    known = set(case_ids)
+    if any(label.id in known for label in labels):
+        return
+    label_ids = sorted({label.id for label in labels})
+    raise DatasetError(
+        labels_path, None, f"none of the {len(labels)} labels match a case id of {cases_path} "
+        f"(labels: {named(label_ids)}; cases: {named(sorted(known)) or 'none'})",
+        hint='labels are joined to cases on "id": pass the labels of these cases',
+    )  # fmt: skip
+
+
+def dataset_ids(path: Path, field_map: dict[str, str]) -> list[str]:
+    """The case ids of a dataset, in file order."""
+    return [parse_case(path, number, text, field_map=field_map, requires=[]).id
+            for number, _, text in iter_lines(path)]  # fmt: skip

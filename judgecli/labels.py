@@ -5,6 +5,10 @@ A label is checked against what it labels: a score must lie on the rubric's scal
 choice must be one of the rubric's choices (pass/fail and true/false are accepted for a
 two-choice rubric), a pairwise label must be old, new or tie (`--label-map A=old,B=new`
 translates other spellings). Anything else is an input error naming file:line.
+
+A blind pairwise sheet (`judge review export` of a pairwise run: `output_a`/`output_b`
+columns and a `code` per row) is labelled A, B or tie; the run's key maps each row's code
+to which of A and B is NEW. Without the key such a sheet is an error, never a guess.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from judgecli.dataset import iter_lines, open_input
 from judgecli.errors import ConfigError, DatasetError
 from judgecli.result import Winner
+from judgecli.review import ReviewKey
 from judgecli.rubric import Rubric, RubricKind
 
 Value = float | str
@@ -117,46 +122,112 @@ def describe(space: LabelSpace) -> str:
 
 
 def read_labels(
-    path: Path, space: LabelSpace, *, label_map: Mapping[str, str] | None = None
+    path: Path,
+    space: LabelSpace,
+    *,
+    label_map: Mapping[str, str] | None = None,
+    key: ReviewKey | None = None,
 ) -> list[Label]:
     """Every label of the file (JSONL, or a `.csv` sheet), validated; (id, annotator) must
     be unique. A blank label (null or "" in JSONL, an empty cell in CSV) is skipped: a
-    review sheet may be handed back partly filled.
+    review sheet may be handed back partly filled. `key` reads a blind pairwise sheet.
     """
     label_map = label_map or {}
     labels: list[Label] = []
     first: dict[tuple[str, str | None], int] = {}
-    rows = csv_rows(path, space, label_map) if path.suffix.lower() == ".csv" else jsonl_rows(path)
-    for number, case_id, raw, annotator in rows:
+    reader = csv_rows if path.suffix.lower() == ".csv" else jsonl_rows
+    for number, case_id, raw, annotator, code in reader(path, space, label_map):
         if isinstance(case_id, bool) or not isinstance(case_id, str | int) or case_id == "":
             raise DatasetError(path, number, 'missing or invalid "id" (a string or integer)')
         if raw is None or raw == "":
             continue
         if annotator is not None and not isinstance(annotator, str | int):
             raise DatasetError(path, number, '"annotator" must be a string')
+        if code is not None:
+            raw = unblind(path, number, str(case_id), raw, code, key=key, space=space,
+                          label_map=label_map)  # fmt: skip
         value = normalise(raw, space, label_map)
         if value is None:
             raise DatasetError(path, number, f"label {raw!r} is not {describe(space)}")
         who = None if annotator in (None, "") else str(annotator)
-        key = (str(case_id), who)
-        if key in first:
+        pair = (str(case_id), who)
+        if pair in first:
             by = who or "the same (unnamed) annotator"
             raise DatasetError(
                 path, number, f"id {case_id!r} is labelled twice by {by} (first on line "
-                f"{first[key]})", hint='add an "annotator" field to tell raters apart',
+                f"{first[pair]})", hint='add an "annotator" field to tell raters apart',
             )  # fmt: skip
-        first[key] = number
+        first[pair] = number
         labels.append(Label(id=str(case_id), value=value, annotator=who, line=number))
     if not labels:
         raise DatasetError(path, None, "no labels (the file is empty)")
     return labels
 
 
-Row = tuple[int, Any, Any, Any]
-"""(line number, id, raw label, annotator) as read from a labels file."""
+Row = tuple[int, Any, Any, Any, str | None]
+"""(line number, id, raw label, annotator, code of a blind row) as read from a labels file."""
 
 
-def jsonl_rows(path: Path) -> Iterator[Row]:
+def unblind(
+    path: Path,
+    number: int,
+    case_id: str,
+    raw: Any,
+    code: str,
+    *,
+    key: ReviewKey | None,
+    space: LabelSpace,
+    label_map: Mapping[str, str],
+) -> str:
+    """A blind row's A/B/tie label as new/old/tie, through the key of its run."""
+    if space.kind is not RubricKind.PAIRWISE:
+        raise DatasetError(
+            path, number, f"a blind pairwise sheet, but the labels must be {describe(space)}",
+            hint="calibrate it against the pairwise run it was exported from",
+        )  # fmt: skip
+    if key is None:
+        raise DatasetError(
+            path, number, "a blind pairwise sheet (A/B answers, a code per row): its labels "
+            "are read through the key `judge review export` kept with the run",
+            hint="pass --results RUN_DIR/results.jsonl of that run, or --key "
+            "RUN_DIR/review-key.json",
+        )  # fmt: skip
+    if label_map:
+        raise ConfigError("--label-map does not apply to a blind sheet: its key maps A and B",
+                          hint="drop --label-map")  # fmt: skip
+    entry = key.codes.get(code)
+    if entry is None:
+        raise DatasetError(path, number, f"code {code!r} is not in {key.path}",
+                           hint="the sheet comes from another run: use that run's key")  # fmt: skip
+    if entry.id != case_id:
+        raise DatasetError(
+            path, number, f"code {code!r} is the code of id {entry.id!r}, not {case_id!r}",
+            hint="keep the id and code columns as exported",
+        )  # fmt: skip
+    said = raw.strip().casefold() if isinstance(raw, str) else None
+    if said == Winner.TIE.value:
+        return said
+    if said not in ("a", "b"):
+        raise DatasetError(path, number, f"label {raw!r} is not A, B or tie")
+    return Winner.NEW.value if said.upper() == entry.new else Winner.OLD.value
+
+
+def blind_code(path: Path, number: int, fields: Mapping[str, Any], space: LabelSpace) -> str | None:
+    """The row's code when it is a row of a blind pairwise sheet, else None. A row is
+    blind when it has both answer columns of one, or a code under a pairwise rubric: a
+    rater may hand back only id, code and label.
+    """
+    answers = "output_a" in fields and "output_b" in fields
+    if not answers and not ("code" in fields and space.kind is RubricKind.PAIRWISE):
+        return None
+    code = fields.get("code")
+    if not isinstance(code, str) or not code.strip():
+        raise DatasetError(path, number, 'a blind pairwise sheet row without its "code"',
+                           hint="keep the code column as exported")  # fmt: skip
+    return code.strip()
+
+
+def jsonl_rows(path: Path, space: LabelSpace, label_map: Mapping[str, str]) -> Iterator[Row]:
     """The label rows of a JSONL file; a line without a "label" key is an error."""
     for number, _, text in iter_lines(path):
         try:
@@ -169,7 +240,9 @@ def jsonl_rows(path: Path) -> Iterator[Row]:
             raise DatasetError(path, number, "expected a JSON object")
         if "label" not in obj:
             raise DatasetError(path, number, 'missing "label"')
-        yield number, obj.get("id"), obj.get("label"), obj.get("annotator")
+        labelled = obj.get("label") not in (None, "")
+        code = blind_code(path, number, obj, space) if labelled else None
+        yield number, obj.get("id"), obj.get("label"), obj.get("annotator"), code
 
 
 def csv_rows(path: Path, space: LabelSpace, label_map: Mapping[str, str]) -> Iterator[Row]:
@@ -181,7 +254,8 @@ def csv_rows(path: Path, space: LabelSpace, label_map: Mapping[str, str]) -> Ite
         reader = csv.reader(handle)
         try:
             header = [h.strip().casefold() for h in next(reader, [])]
-            where: dict[str, int] = {n: header.index(n) for n in ("id", "annotator") if n in header}
+            names = ("id", "annotator", "code", "output_a", "output_b")
+            where: dict[str, int] = {n: header.index(n) for n in names if n in header}
             labelled = [i for i, h in enumerate(header) if h == "label" or h.startswith("label (")]
             if "id" not in where or len(labelled) != 1:
                 raise DatasetError(
@@ -195,8 +269,9 @@ def csv_rows(path: Path, space: LabelSpace, label_map: Mapping[str, str]) -> Ite
                 if not any(cell.strip() for cell in cells):
                     continue
                 get = {k: (cells[i].strip() if i < len(cells) else "") for k, i in where.items()}
-                raw = get["label"]
-                yield number, get["id"], number_or_text(raw, space, label_map), get.get("annotator")
+                raw = number_or_text(get["label"], space, label_map)
+                code = blind_code(path, number, get, space) if raw != "" else None
+                yield number, get["id"], raw, get.get("annotator"), code
         except (csv.Error, UnicodeDecodeError) as err:
             raise DatasetError(path, reader.line_num + 1, f"not a readable CSV sheet ({err})",
                                hint="save the sheet as CSV (UTF-8)") from None  # fmt: skip

@@ -1,4 +1,6 @@
-"""The human review queue: which cases of a finished run people should label (pure).
+"""The human review queue: which cases of a finished run people should label, and the
+sheet they label them on (pure; store.sheets writes it). A pairwise sheet is blind: its
+answers are A and B in a seeded order per row (Blinding), its key kept with the run.
 
 `judge review export` picks a seeded sample stratified by (category, verdict), so every
 kind of case the judge produced is checked in proportion to how often it occurs, and adds
@@ -20,17 +22,18 @@ every case of the groups a judge is least trustworthy on:
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 import re
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from judgecli.dataset import Case, check_unique, iter_lines, parse_case
+from judgecli.dataset import Case, SampleSize, check_unique, iter_lines, parse_case
 from judgecli.errors import ConfigError, InputError
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
@@ -47,20 +50,6 @@ class Group(StrEnum):
     FAILED = "failed"
     BORDERLINE = "borderline"
     DISAGREEMENT = "disagreement"
-
-
-@dataclass(frozen=True)
-class SampleSize:
-    """`--sample N` (a count) or `--sample P%` (a share of the run's cases)."""
-
-    count: int | None = None
-    percent: float | None = None
-
-    def of(self, total: int) -> int:
-        """How many cases this size means in a run of `total` (rounded up, capped)."""
-        if self.percent is not None:
-            return min(total, math.ceil(total * self.percent / 100 - 1e-9))
-        return min(total, self.count or 0)
 
 
 @dataclass(frozen=True)
@@ -236,6 +225,47 @@ def choose_cases(
 
 
 @dataclass(frozen=True)
+class KeyEntry:
+    """What a blind pairwise row's code stands for: the case, and which of A and B is NEW."""
+
+    id: str
+    new: str
+    """The column that holds NEW's answer: A or B."""
+    reasons: tuple[str, ...] = ()
+    """Why the case is on the sheet (kept here, off the sheet: they hint at the verdict)."""
+
+
+@dataclass(frozen=True)
+class ReviewKey:
+    """A run's `review-key.json`: the salt of its blind sheets, and every code they used."""
+
+    path: Path
+    salt: str
+    codes: dict[str, KeyEntry]
+
+
+@dataclass(frozen=True)
+class Blinding:
+    """How a pairwise sheet hides which answer is NEW: each row shows the two answers as A
+    and B, in an order drawn from a keyed hash of (seed, id), and a code that the run's key
+    (`review-key.json`) maps back. The salt is the run's secret: without it a rater who
+    knows the seed and the id cannot work the order out.
+    """
+
+    salt: str
+    seed: int
+
+    def entry(self, case_id: str, reasons: tuple[str, ...]) -> tuple[str, KeyEntry]:
+        """The row's code and key entry (the same for the same salt, seed and id). The code
+        starts with a letter so that a spreadsheet keeps it as text (`1e50...` is a number).
+        """
+        digest = hashlib.blake2b(f"{self.seed}\0{case_id}".encode(), key=self.salt.encode(),
+                                 digest_size=8).digest()  # fmt: skip
+        new = "A" if digest[-1] & 1 else "B"
+        return f"k{digest[:5].hex()}", KeyEntry(id=case_id, new=new, reasons=reasons)
+
+
+@dataclass(frozen=True)
 class Sheet:
     """A labelling sheet: named columns, one row per case, and the label scale's note."""
 
@@ -243,12 +273,14 @@ class Sheet:
     rows: list[dict[str, str]]
     label_note: str | None
     """What a label may be, e.g. `1-4; pass at 3` (the CSV puts it in the label header)."""
+    key: dict[str, KeyEntry] = field(default_factory=dict)
+    """A blind pairwise sheet: each row's code → what it stands for."""
 
 
 def label_note(rubric: Rubric | None, *, pairwise: bool) -> str | None:
     """The rubric's scale as a short note for raters."""
     if pairwise:
-        return "old, new or tie"
+        return "A, B or tie"
     if rubric is None:
         return None
     if rubric.kind is RubricKind.POINTWISE and rubric.scale is not None:
@@ -265,13 +297,23 @@ def build_sheet(
     *,
     note: str | None,
     show_verdict: bool,
+    blinding: Blinding | None = None,
 ) -> Sheet:
-    """The sheet's rows: the case text a rater needs (joined on id), why the case is there,
-    the judge's verdict only when asked (raters shown it anchor on it), a blank label and
-    annotator.
+    """The sheet's rows: the case text a rater needs (joined on id), a blank label and
+    annotator, and the judge's verdict only when asked (raters shown it anchor on it).
+
+    A pointwise row says why the case is there. A pairwise row (cases given as (OLD, NEW),
+    with a `blinding`) shows the answers as `output_a`/`output_b` in a per-row order, with
+    a `code` the sheet's key maps back, and no reason: "inconsistent" would tell raters the
+    judge hesitated. Its verdict, when shown, is A, B or tie.
+
+    Raises:
+        InputError: If a picked case is missing from the cases.
+        ValueError: If cases and blinding do not fit (pairwise needs one, pointwise none).
     """
-    pairwise = isinstance(cases, tuple)
-    rows = []
+    if isinstance(cases, tuple) != (blinding is not None):
+        raise ValueError("a pairwise sheet, and only one, is built with a blinding")
+    rows, key = [], {}
     for pick in picks:
         found = [c.get(pick.result.id) for c in cases] if isinstance(cases, tuple) else [
             cases.get(pick.result.id)
@@ -285,29 +327,39 @@ def build_sheet(
         first = present[0]
         row = {"id": pick.result.id, "category": pick.result.category or first.category or "",
                "input": first.input or ""}  # fmt: skip
-        if pairwise:
-            row |= {"output_old": present[0].output or "", "output_new": present[1].output or ""}
+        verdict = verdict_of(pick.result)
+        if blinding is not None:
+            code, entry = blinding.entry(pick.result.id, pick.reasons)
+            key[code] = entry
+            old, new = present[0].output or "", present[1].output or ""
+            row |= {"code": code} | (
+                {"output_a": new, "output_b": old} if entry.new == "A" else
+                {"output_a": old, "output_b": new}
+            )  # fmt: skip
+            letters = {"new": entry.new, "old": "B" if entry.new == "A" else "A"}
+            verdict = letters.get(verdict, verdict)
         else:
-            row |= {"output": first.output or ""}
-        row |= {"reference": first.reference or "", "reason": "; ".join(pick.reasons)}
-        if show_verdict:
-            row["verdict"] = verdict_of(pick.result)
-        rows.append(row | {"label": "", "annotator": ""})
-    columns = ["id", "category", "input"]
-    columns += ["output_old", "output_new"] if pairwise else ["output"]
-    if any(row["reference"] for row in rows):
-        columns.append("reference")
-    columns += ["reason"] + ["verdict"] * show_verdict + ["label", "annotator"]
-    return Sheet(columns=columns, rows=[{k: r[k] for k in columns} for r in rows],
-                 label_note=note)  # fmt: skip
+            row |= {"output": first.output or "", "reason": "; ".join(pick.reasons)}
+        row["reference"] = first.reference or ""
+        rows.append(row | {"verdict": verdict, "label": "", "annotator": ""})
+    columns = ["id", "code", "category", "input", "output_a", "output_b"] if blinding else [
+        "id", "category", "input", "output"
+    ]  # fmt: skip
+    columns += ["reference"] * any(row["reference"] for row in rows)
+    columns += ["reason"] * (blinding is None) + ["verdict"] * show_verdict
+    return Sheet(columns=[*columns, "label", "annotator"],
+                 rows=[{k: r[k] for k in [*columns, "label", "annotator"]} for r in rows],
+                 label_note=note, key=key)  # fmt: skip
 
 
-def read_cases(path: Path) -> dict[str, Case]:
-    """A dataset's cases by id (the text columns of the sheet), with file:line errors."""
+def read_cases(path: Path, field_map: dict[str, str]) -> dict[str, Case]:
+    """A dataset's cases by id (the text columns of the sheet), with file:line errors;
+    `field_map` is the run's `--field` mapping (run.json `config.field_map`).
+    """
     cases: dict[str, Case] = {}
     first_line: dict[str, int] = {}
     for number, _, text in iter_lines(path):
-        case = parse_case(path, number, text, field_map={}, requires=[])
+        case = parse_case(path, number, text, field_map=field_map, requires=[])
         check_unique(path, case, first_line)
         cases[case.id] = case
     return cases

@@ -70,6 +70,14 @@ def calibrate_command(
             help="Translate labels, e.g. A=old,B=new,1=old,2=new.",
         ),
     ] = None,
+    key: Annotated[
+        Path | None,
+        typer.Option(
+            help="The review-key.json of a blind pairwise sheet (default: the one beside "
+            "--results).",
+            show_default=False,
+        ),
+    ] = None,
     *,
     flags: JudgeFlags,
     min_kappa: MinKappaOpt = None,
@@ -79,14 +87,16 @@ def calibrate_command(
     """Measure how well the judge agrees with human labels (and gate on it)."""
     from judgecli import calibrate
     from judgecli.cli.inputs import judge_config, named_rubric
+    from judgecli.cli.review import rubric_of_run
     from judgecli.config import parse_choice, step_summary_path
     from judgecli.dataset import DatasetScan
     from judgecli.errors import ConfigError
     from judgecli.gate import GateOn, GateSpec
     from judgecli.labels import LabelSpace, parse_label_map, read_labels
-    from judgecli.pairs import PairScan, scan_pairs
+    from judgecli.pairs import PairScan
     from judgecli.rubric import RubricKind
     from judgecli.store import default_run_dir, read_results
+    from judgecli.store.sheets import REVIEW_KEY, read_review_key
 
     gate = GateSpec(min_kappa=min_kappa, min_accuracy=min_accuracy,
                     on=parse_choice(GateOn, on, "--on"))  # fmt: skip
@@ -96,16 +106,19 @@ def calibrate_command(
     if labels_path is None:
         raise ConfigError("no labels file", hint="judge calibrate LABELS.jsonl --rubric R, or "
                           "--results RESULTS.jsonl --labels LABELS.jsonl")  # fmt: skip
-    name = loaded.name if loaded else "results"
+    beside = results.parent / REVIEW_KEY if results else None
+    key = key or (beside if beside and beside.exists() else None)
+    review_key = read_review_key(key) if key else None
     if results is not None:
-        kind = loaded.kind if loaded else calibrate.infer_kind(list(read_results(results)))
-        space = LabelSpace.of(loaded) if loaded else LabelSpace(kind=kind)
-        label_rows = read_labels(labels_path, space, label_map=mapping)
+        rows, warnings = list(read_results(results)), list[str]()
+        loaded = loaded or rubric_of_run(results, warnings)
+        space = LabelSpace.of(loaded) if loaded else LabelSpace(kind=calibrate.infer_kind(rows))
+        label_rows = read_labels(labels_path, space, label_map=mapping, key=review_key)
         outcome = calibrate.calibrate_existing(
-            results, label_rows, space, rubric=loaded,
-            out=flags.out or default_run_dir("calibrate", name), argv=invocation(ctx), gate=gate,
-            seed=flags.seed,
-            step_summary=step_summary_path(),
+            rows, label_rows, space, sources=(labels_path, results), rubric=loaded,
+            out=flags.out or default_run_dir("calibrate", loaded.name if loaded else "results"),
+            argv=invocation(ctx), gate=gate, seed=flags.seed, step_summary=step_summary_path(),
+            warnings=warnings, replace=flags.force,
         )  # fmt: skip
     else:
         if loaded is None:
@@ -113,19 +126,18 @@ def calibrate_command(
                 "judging needs --rubric",
                 hint="or pass --results RESULTS.jsonl to calibrate a finished run",
             )
-        label_rows = read_labels(labels_path, LabelSpace.of(loaded), label_map=mapping)
+        label_rows = read_labels(labels_path, LabelSpace.of(loaded), label_map=mapping,
+                                 key=review_key)  # fmt: skip
         config, field_map = judge_config("calibrate", loaded, flags)
-        ids = {label.id for label in label_rows}
+        items: DatasetScan | PairScan
         if loaded.kind is RubricKind.PAIRWISE:
             if old is None or new is None:
                 raise ConfigError("a pairwise rubric needs --old OLD.jsonl --new NEW.jsonl")
-            pair_scan = scan_pairs(old, new, requires=loaded.requires, field_map=field_map,
-                                   allow_partial=True, only=ids)  # fmt: skip
-            items: DatasetScan | PairScan = pair_scan
-            total = len(pair_scan.pairs)
+            items = calibrate.labelled_pairs(labels_path, old, new, label_rows, loaded, field_map)
+            total = len(items.pairs)
         else:
-            case_scan = calibrate.labelled_cases(labels_path, cases, label_rows, loaded, field_map)
-            items, total = case_scan, len(case_scan.lines)
+            items = calibrate.labelled_cases(labels_path, cases, label_rows, loaded, field_map)
+            total = len(items.lines)
         with flags.progress(total) as progress:
             outcome = calibrate.calibrate_by_judging(
                 config, loaded, label_rows, items, argv=invocation(ctx),

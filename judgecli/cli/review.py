@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from judgecli.cli import app, exits_with_code, stderr
 from judgecli.cli.invocation import invocation
-from judgecli.cli.options import SeedOpt
 from judgecli.errors import ExitCode
+
+if TYPE_CHECKING:
+    from judgecli.rubric import Rubric
 
 review_app = typer.Typer(help="Human review: export cases to label.", no_args_is_help=True)
 app.add_typer(review_app, name="review")
 
-PathOpt = Annotated[Path | None, typer.Option(show_default=False)]
+
+def path_option(text: str) -> Any:
+    """A dataset path flag: by default the run's own, from its run.json."""
+    return typer.Option(help=f"{text} (default: the one run.json names).", show_default=False)
 
 
 @review_app.command("export")
@@ -31,10 +36,15 @@ def export_command(
     include: Annotated[
         str | None,
         typer.Option(
-            metavar="GROUPS", help="Add every case of: inconsistent,failed,borderline,disagreement."
+            metavar="GROUPS",
+            help="Add every case of these groups (comma-separated): inconsistent, failed, "
+            "borderline, disagreement.",
         ),
     ] = None,  # fmt: skip
-    seed: SeedOpt = 0,
+    seed: Annotated[
+        int,
+        typer.Option(metavar="N", help="Seed of the sample and of a pairwise sheet's A/B order."),
+    ] = 0,
     fmt: Annotated[
         str | None,
         typer.Option(
@@ -46,21 +56,23 @@ def export_command(
     show_verdict: Annotated[
         bool, typer.Option("--show-verdict", help="Add the judge's verdict (anchors raters).")
     ] = False,
-    cases: PathOpt = None,
-    old: PathOpt = None,
-    new: PathOpt = None,
+    cases: Annotated[Path | None, path_option("The dataset the run judged")] = None,
+    old: Annotated[Path | None, path_option("Pairwise: the OLD answers")] = None,
+    new: Annotated[Path | None, path_option("Pairwise: the NEW answers")] = None,
     rubric: Annotated[
         str | None, typer.Option("--rubric", "-r", help="Rubric for the scale and pass_at.")
     ] = None,
 ) -> ExitCode:
     """Write a sheet for human labelling: a seeded sample stratified by category and verdict,
     plus every case of the --include groups. The judge's verdict is hidden unless
-    --show-verdict. Hand it back with `judge calibrate --results ... --labels SHEET`.
+    --show-verdict; a pairwise sheet shows the answers as A and B in a random order per row,
+    its key kept in RUN_DIR/review-key.json. Hand it back with
+    `judge calibrate --results RUN_DIR/results.jsonl --labels SHEET`.
     """
     from judgecli import review
     from judgecli.config import parse_choice
     from judgecli.store import RESULTS, read_results, read_run_info
-    from judgecli.store.sheets import SheetFormat, record_export, write_sheet
+    from judgecli.store.sheets import SheetFormat, record_export, review_key, write_sheet
 
     size = review.parse_sample(sample)
     groups = review.parse_groups(include)
@@ -83,22 +95,30 @@ def export_command(
     ):
         stderr.print(f"note: no rubric pass_at (see --rubric): borderline = within {band:g} "
                      "of the median score")  # fmt: skip
+    # The run read its cases through --field; the sheet must read them the same way.
+    field_map = dict(info.get("config", {}).get("field_map") or {})
+    key = blinding = None
     if pairwise:
         olds, news = old or recorded.get("old"), new or recorded.get("new")
         if olds is None or news is None:
             raise missing_cases("--old OLD.jsonl --new NEW.jsonl")
-        texts: Any = (review.read_cases(olds), review.read_cases(news))
+        texts: Any = (review.read_cases(olds, field_map), review.read_cases(news, field_map))
+        key = review_key(run_dir)
+        blinding = review.Blinding(salt=key.salt, seed=seed)
     else:
         dataset = cases or recorded.get("dataset")
         if dataset is None:
             raise missing_cases("--cases DATASET.jsonl")
-        texts = review.read_cases(dataset)
+        texts = review.read_cases(dataset, field_map)
     note = review.label_note(loaded, pairwise=pairwise)
-    sheet = review.build_sheet(picks, texts, note=note, show_verdict=show_verdict)
-    write_sheet(out, sheet, sheet_format)
+    sheet = review.build_sheet(picks, texts, note=note, show_verdict=show_verdict,
+                               blinding=blinding)  # fmt: skip
+    write_sheet(out, sheet, sheet_format, key=key)
     entry = {"argv": invocation(ctx), "out": str(out), "n": len(sheet.rows)}
     record_export(run_dir, info, entry)
     stderr.print(f"wrote {out}: {len(sheet.rows)} case(s) to label")
+    if key is not None:
+        stderr.print(f"its A/B key is in {key.path}: keep it from the raters")
     return ExitCode.OK
 
 
@@ -123,6 +143,31 @@ def recorded_inputs(info: dict[str, Any]) -> dict[str, Path]:
     if isinstance(rubric, str):
         on_disk = cwd / rubric
         found["rubric"] = on_disk if on_disk.exists() else Path(rubric)
+    return found
+
+
+def rubric_of_run(results: Path, warnings: list[str]) -> Rubric | None:
+    """The rubric of the run that wrote RESULTS (named in its run.json), so labels are
+    checked against its scale and choices as with --rubric; None, with a warning saying
+    why, when it cannot be found or has changed since the run (its scale may have too).
+    """
+    from judgecli.cli.inputs import named_rubric
+    from judgecli.errors import InputError
+    from judgecli.store import read_run_info
+
+    unchecked = "the labels are checked against no scale (pass --rubric)"
+    try:
+        info = read_run_info(results.parent, hint="pass --rubric")
+        where = recorded_inputs(info).get("rubric")
+        if where is None:
+            raise InputError(f"{results.parent}/run.json names none")
+        found = named_rubric(str(where))[1]
+    except InputError as err:
+        warnings.append(f"the run's rubric is unknown ({err.message}): {unchecked}")
+        return None
+    if found.content_hash != info.get("rubric", {}).get("hash"):
+        warnings.append(f"rubric {found.name} has changed since the run: {unchecked}")
+        return None
     return found
 
 

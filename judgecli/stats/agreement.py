@@ -3,16 +3,34 @@
 An agreement statistic that is undefined — no data, or raters without any variation, so
 that chance agreement is already perfect (0/0) — is ``None`` (shown as "n/a"), never
 ``nan``.
+
+κ and the correlations also come as ``*_resampled``: the statistic of every bootstrap
+resample at once, from row counts (``stats.resampling``), where undefined is nan. The
+correlations are computed that way for the sample itself too (one resample holding each
+row once), so a point estimate and its interval share one implementation; scipy, whose
+import alone costs about a second, is the oracle of the tests.
 """
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from itertools import combinations
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from judgecli.stats.intervals import Values
+from judgecli.stats.intervals import FloatArray, Values
+from judgecli.stats.resampling import (
+    IndexArray,
+    constant_in,
+    correlation_in,
+    each_resample,
+    midranks_in,
+    tied_pairs_in,
+    totals_by_code,
+)
+
+# Distinct (x, y) pairs up to which Kendall's τ is computed from a table of them.
+MAX_CELLS = 2048
 
 Weights = Literal["linear", "quadratic"] | None
 Level = Literal["nominal", "ordinal", "interval"]
@@ -59,12 +77,7 @@ def cohen_kappa(
     n = observed.sum()
     if n == 0:
         return None
-    index = np.arange(len(labels))
-    distance = np.abs(index[:, None] - index[None, :]) / max(1, len(labels) - 1)
-    if weights is None:
-        disagreement = 1.0 * (distance > 0)
-    else:
-        disagreement = distance if weights == "linear" else distance**2
+    disagreement = _disagreement(len(labels), weights)
     expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / n
     expected_disagreement = float((disagreement * expected).sum())
     if expected_disagreement <= 0.0:  # exact: only products of zero margins vanish
@@ -185,36 +198,144 @@ def krippendorff_alpha(
 
 
 def spearman(x: Values, y: Values) -> float | None:
-    """Spearman's rank correlation ρ (ties get mid-ranks), via ``scipy.stats.spearmanr``.
+    """Spearman's rank correlation ρ: Pearson's r of the ranks, ties at their mean rank.
 
-    ``None`` for fewer than two pairs or when either input is constant.
+    Matches ``scipy.stats.spearmanr`` (to rounding), without importing scipy.stats
+    (about a second of CPU). ``None`` for fewer than two pairs or when either input is
+    constant.
     """
-    from scipy.stats import spearmanr  # lazy: scipy.stats costs ~0.8 s to import
-
     pair = _paired(x, y)
-    return None if pair is None else float(spearmanr(*pair).statistic)
+    return None if pair is None else _once(spearman_resampled, *pair)
 
 
 def kendall_tau_b(x: Values, y: Values) -> float | None:
-    """Kendall's τ-b (adjusted for ties), via ``scipy.stats.kendalltau(variant="b")``.
+    """Kendall's τ-b (adjusted for ties), as ``kendall_tau_b_resampled`` computes it.
 
+    Matches ``scipy.stats.kendalltau(variant="b")`` exactly; beyond ``MAX_CELLS``
+    distinct (x, y) pairs (continuous scores, thousands of rows) scipy computes it.
     ``None`` for fewer than two pairs or when either input is constant.
     """
-    from scipy.stats import kendalltau
-
     pair = _paired(x, y)
-    return None if pair is None else float(kendalltau(*pair, variant="b").statistic)
+    if pair is None:
+        return None
+    if len(np.unique(np.stack(pair, axis=1), axis=0)) > MAX_CELLS:
+        from scipy.stats import kendalltau  # lazy: scipy.stats costs ~1 s to import
+
+        return float(kendalltau(*pair, variant="b").statistic)
+    return _once(kendall_tau_b_resampled, *pair)
 
 
 def pearson(x: Values, y: Values) -> float | None:
-    """Pearson's product-moment correlation r, via ``scipy.stats.pearsonr``.
+    """Pearson's product-moment correlation r.
 
-    ``None`` for fewer than two pairs or when either input is constant.
+    Matches ``scipy.stats.pearsonr`` (to rounding). ``None`` for fewer than two pairs or
+    when either input is constant.
     """
-    from scipy.stats import pearsonr
-
     pair = _paired(x, y)
-    return None if pair is None else float(pearsonr(*pair).statistic)
+    return None if pair is None else _once(pearson_resampled, *pair)
+
+
+def _once(
+    statistic: Callable[[FloatArray, FloatArray, FloatArray], FloatArray],
+    x: FloatArray,
+    y: FloatArray,
+) -> float:
+    """A resampled statistic on the rows themselves: one resample holding each row once."""
+    return float(statistic(x, y, np.ones((1, x.size)))[0])
+
+
+def cohen_kappa_resampled(
+    a: IndexArray, b: IndexArray, counts: FloatArray, *, k: int, weights: Weights = None
+) -> FloatArray:
+    """``cohen_kappa`` of every bootstrap resample at once (see ``stats.resampling``).
+
+    Args:
+        a: Each row's label, as its index in the k labels (``a`` is the first rater).
+        b: The second rater's, aligned with ``a``.
+        counts: How many times each row is in each resample, shape (resamples, rows).
+        k: Number of labels.
+        weights: As ``cohen_kappa``.
+
+    Returns:
+        κ per resample, nan where ``cohen_kappa`` gives ``None``.
+    """
+    resamples = counts.shape[0]
+    observed = totals_by_code(a * k + b, counts, k * k).reshape(resamples, k, k)
+    n = observed.sum(axis=(1, 2))
+    disagreement = _disagreement(k, weights)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = observed.sum(axis=2)[:, :, None] * observed.sum(axis=1)[:, None, :]
+        expected /= n[:, None, None]
+        expected_disagreement = (disagreement * expected).sum(axis=(1, 2))
+        kappa = 1.0 - (disagreement * observed).sum(axis=(1, 2)) / expected_disagreement
+    defined = (n > 0) & (expected_disagreement > 0.0)
+    return np.asarray(np.where(defined, kappa, np.nan), dtype=np.float64)
+
+
+def pearson_resampled(x: FloatArray, y: FloatArray, counts: FloatArray) -> FloatArray:
+    """``pearson`` of every bootstrap resample at once: the correlation of the rows, each
+    weighted by its count; nan where a resample's x or y is constant.
+    """
+    x, y, counts = _cells(x, y, counts)
+    return correlation_in(x, y, counts, constant=constant_in(x, counts) | constant_in(y, counts))
+
+
+def spearman_resampled(x: FloatArray, y: FloatArray, counts: FloatArray) -> FloatArray:
+    """``spearman`` of every bootstrap resample at once: Pearson's r of the mid-ranks the
+    rows have within each resample; nan where a resample's x or y is constant.
+    """
+    x, y, counts = _cells(x, y, counts)
+    constant = constant_in(x, counts) | constant_in(y, counts)
+    return correlation_in(midranks_in(x, counts), midranks_in(y, counts), counts, constant=constant)
+
+
+def kendall_tau_b_resampled(
+    x: FloatArray, y: FloatArray, counts: FloatArray, *, max_cells: int = MAX_CELLS
+) -> FloatArray:
+    """``kendall_tau_b`` of every bootstrap resample at once; nan where it gives ``None``.
+
+    With T the resample's count of each distinct (x, y) cell and S[c, d] =
+    sign(x_c − x_d) · sign(y_c − y_d), concordant minus discordant pairs is ½ Tᵀ S T; with
+    n₀ = N(N − 1)/2 pairs and n₁ = Σ t(t − 1)/2 over the counts t of each x value (n₂
+    for y), τ-b = (P − Q) / √(n₀ − n₁) / √(n₀ − n₂) (M. G. Kendall (1945), "The treatment
+    of ties in ranking problems", Biometrika 33(3)), in the order of operations of
+    ``scipy.stats.kendalltau``, and exact: every count is a whole number. Costs
+    O(resamples × cells²): a rating scale has a few cells, continuous scores one per
+    row, so beyond ``max_cells`` cells each resample goes to ``kendall_tau_b`` instead.
+    """
+    cx, cy, held = _cells(x, y, counts)
+    if cx.size > max_cells:
+        return each_resample(lambda rows: kendall_tau_b(x[rows], y[rows]))(counts)
+    sign = np.sign(cx[:, None] - cx[None, :]) * np.sign(cy[:, None] - cy[None, :])
+    concordance = ((held @ sign) * held).sum(axis=1) / 2
+    n = held.sum(axis=1)
+    pairs = n * (n - 1) / 2
+    x_ties, y_ties = tied_pairs_in(cx, held), tied_pairs_in(cy, held)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = concordance / np.sqrt(pairs - x_ties) / np.sqrt(pairs - y_ties)
+    undefined = (x_ties == pairs) | (y_ties == pairs)
+    return np.asarray(np.where(undefined, np.nan, np.clip(tau, -1.0, 1.0)), dtype=np.float64)
+
+
+def _cells(
+    x: FloatArray, y: FloatArray, counts: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The distinct (x, y) pairs, and how many times each resample holds each: all the
+    correlations depend on, and a rating scale has a handful of them, not one per row.
+    """
+    cells, codes = np.unique(np.stack([x, y], axis=1), axis=0, return_inverse=True)
+    return cells[:, 0], cells[:, 1], totals_by_code(codes.reshape(-1), counts, len(cells))
+
+
+def _disagreement(k: int, weights: Weights) -> FloatArray:
+    """The κ disagreement weights w_ij of ``cohen_kappa`` for k ordered labels."""
+    index = np.arange(k)
+    distance = np.abs(index[:, None] - index[None, :]) / max(1, k - 1)
+    if weights is None:
+        distance = 1.0 * (distance > 0)
+    elif weights == "quadratic":
+        distance = distance**2
+    return np.asarray(distance, dtype=np.float64)
 
 
 def _paired(x: Values, y: Values) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:

@@ -8,8 +8,9 @@ case share its verdict and are not independent. Pure: results and labels in, num
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 from typing import Any
 
@@ -21,16 +22,26 @@ from judgecli.result import CaseResult, CaseStatus, Winner
 from judgecli.rubric import RubricKind
 from judgecli.stats.agreement import (
     cohen_kappa,
+    cohen_kappa_resampled,
     confusion_matrix,
     kendall_tau_b,
+    kendall_tau_b_resampled,
     krippendorff_alpha,
     pearson,
+    pearson_resampled,
     spearman,
+    spearman_resampled,
 )
 from judgecli.stats.calibration import brier_score, expected_calibration_error, reliability_table
-from judgecli.stats.classification import accuracy, accuracy_within, macro_f1, per_class_report
-from judgecli.stats.intervals import Interval
-from judgecli.stats.resampling import cluster_bootstrap_interval, clusters_of
+from judgecli.stats.classification import (
+    accuracy,
+    accuracy_resampled,
+    accuracy_within,
+    macro_f1,
+    per_class_report,
+    within_tolerance,
+)
+from judgecli.stats.resampling import BatchStatistic, cluster_bootstrap_intervals, clusters_of
 
 PAIRWISE_LABELS: list[Hashable] = [Winner.OLD.value, Winner.NEW.value, Winner.TIE.value]
 
@@ -42,10 +53,6 @@ class Pairs:
     case_ids: list[str]
     human: list[Value]
     judge: list[Value]
-
-    def take(self, rows: np.ndarray) -> tuple[list[Value], list[Value]]:
-        """The human and judge values of the given rows."""
-        return [self.human[i] for i in rows], [self.judge[i] for i in rows]
 
 
 def case_verdict(result: CaseResult, kind: RubricKind) -> Value | None:
@@ -85,21 +92,54 @@ def label_set(space: LabelSpace, values: Sequence[Value]) -> tuple[list[Hashable
     if space.kind is RubricKind.BINARY:
         return list(space.choices or sorted({str(v) for v in values})), False
     numbers = [float(v) for v in values]
-    if not all(x.is_integer() for x in numbers):
+    if not numbers or not all(x.is_integer() for x in numbers):
         return None, True
     lo, hi = space.scale if space.scale else (min(numbers), max(numbers))
     return [float(x) for x in range(int(lo), int(hi) + 1)], True
 
 
-def interval(
-    statistic: Callable[[list[Value], list[Value]], float | None], pairs: Pairs, seed: int
-) -> Interval:
-    """95% cluster-bootstrap interval of a statistic of (human, judge) rows."""
+Measure = tuple[float | None, BatchStatistic]
+"""An agreement measure's value over the rows, and its form for bootstrap resamples."""
 
-    def on_rows(rows: np.ndarray) -> float | None:
-        return statistic(*pairs.take(rows))
 
-    return cluster_bootstrap_interval(on_rows, clusters_of(pairs.case_ids), seed=seed)
+def measures(
+    pairs: Pairs, space: LabelSpace, labels: list[Hashable] | None, ordinal: bool
+) -> dict[str, Measure]:
+    """Every agreement measure that applies to the rows' kind of label."""
+    human, judge = pairs.human, pairs.judge
+    hits = np.array([h == j for h, j in zip(human, judge, strict=True)], dtype=np.bool_)
+    found: dict[str, Measure] = {}
+    if labels is not None:
+        k = len(labels)
+        index = {label: i for i, label in enumerate(labels)}
+        hc = np.array([index[h] for h in human], dtype=np.intp)
+        jc = np.array([index[j] for j in judge], dtype=np.intp)
+        found["accuracy"] = (accuracy(human, judge), partial(accuracy_resampled, hits))
+        found["cohen_kappa"] = (
+            cohen_kappa(human, judge, labels=labels),
+            lambda counts: cohen_kappa_resampled(hc, jc, counts, k=k),
+        )
+        if ordinal:
+            found["weighted_kappa"] = (
+                cohen_kappa(human, judge, labels=labels, weights="quadratic"),
+                lambda counts: cohen_kappa_resampled(hc, jc, counts, k=k, weights="quadratic"),
+            )
+    if space.kind is RubricKind.POINTWISE:
+        x, y = np.asarray(human, dtype=np.float64), np.asarray(judge, dtype=np.float64)
+        found["within_one"] = (accuracy_within(x, y),
+                               partial(accuracy_resampled, within_tolerance(x, y)))  # fmt: skip
+        found["spearman"] = (spearman(x, y), partial(spearman_resampled, x, y))
+        found["kendall"] = (kendall_tau_b(x, y), partial(kendall_tau_b_resampled, x, y))
+        found["pearson"] = (pearson(x, y), partial(pearson_resampled, x, y))
+    if space.kind is RubricKind.PAIRWISE:
+        tie = Winner.TIE.value
+        untied = np.array([tie not in pair for pair in zip(human, judge, strict=True)], dtype=bool)
+        found["agreement_with_ties"] = (accuracy(human, judge), partial(accuracy_resampled, hits))
+        found["agreement_without_ties"] = (
+            without_ties(human, judge),
+            partial(accuracy_resampled, hits, kept=untied),
+        )
+    return found
 
 
 def agreement(
@@ -111,28 +151,16 @@ def agreement(
         "n_labels": len(pairs.human),
         "n_labelled_cases": len(set(pairs.case_ids)),
     }
-    measures: dict[str, Callable[[list[Value], list[Value]], float | None]] = {}
-    if labels is not None:
-        measures["accuracy"] = accuracy
-        measures["cohen_kappa"] = lambda h, j: cohen_kappa(h, j, labels=labels)
-        if ordinal:
-            measures["weighted_kappa"] = lambda h, j: cohen_kappa(
-                h, j, labels=labels, weights="quadratic"
-            )
-    if space.kind is RubricKind.POINTWISE:
-        measures["within_one"] = lambda h, j: accuracy_within(
-            [float(x) for x in h], [float(x) for x in j]
-        )
-        measures["spearman"] = lambda h, j: spearman(np.asarray(h, float), np.asarray(j, float))
-        measures["kendall"] = lambda h, j: kendall_tau_b(np.asarray(h, float), np.asarray(j, float))
-        measures["pearson"] = lambda h, j: pearson(np.asarray(h, float), np.asarray(j, float))
-    if space.kind is RubricKind.PAIRWISE:
-        measures["agreement_with_ties"] = accuracy
-        measures["agreement_without_ties"] = without_ties
-    for name, statistic in measures.items():
-        out[name] = statistic(pairs.human, pairs.judge)
+    found = measures(pairs, space, labels, ordinal)
+    # One pass over the resamples for every measure: they all see the same resamples, as
+    # when each drew its own from the same seed.
+    batches = {name: batch for name, (_, batch) in found.items()}
+    clusters = clusters_of(pairs.case_ids)
+    cis = cluster_bootstrap_intervals(batches, clusters, seed=seed) if intervals else {}
+    for name, (value, _) in found.items():
+        out[name] = value
         if intervals:
-            out[f"{name}_ci"] = interval(statistic, pairs, seed)
+            out[f"{name}_ci"] = cis[name]
     out["krippendorff_alpha"] = alpha(pairs, space, labels, ordinal)
     if labels is not None:
         reports = per_class_report(pairs.human, pairs.judge, labels=labels)
@@ -288,6 +316,36 @@ def summarize_calibration(
         out["judge_vs_majority"] = agreement(majority, space, seed=seed, intervals=False)
     if space.kind is RubricKind.PAIRWISE:
         out["by_order"] = per_order(by_id, labels)
+    return out
+
+
+def label_results(
+    results: list[CaseResult], labels: list[Label], kind: RubricKind
+) -> list[CaseResult]:
+    """The results, each labelled case with `human_labels` and `agrees` set.
+
+    `human_labels` lists the case's labels in the labels file's order. `agrees` says
+    whether the judge's verdict, compared as `accuracy` compares it (the exact score, the
+    choice, the winner; an inconsistent pairwise case the drop policy left empty counts as
+    a tie), equals the humans' label for the case: its most common label. When several
+    labels tie for most common the humans are split, and siding with any of them counts
+    as agreeing. With one label per case this is exactly "not in disagreements.jsonl".
+    None for a case without a verdict (failed) or without a label.
+    """
+    by_id: dict[str, list[Value]] = {}
+    for label in labels:
+        by_id.setdefault(label.id, []).append(label.value)
+    out = []
+    for result in results:
+        values = by_id.get(result.id)
+        if values is None:  # also drops those of a calibrate run the results came from
+            out.append(result.model_copy(update={"human_labels": None, "agrees": None}))
+            continue
+        verdict = case_verdict(result, kind)
+        ranked = Counter(values).most_common()
+        top = {value for value, count in ranked if count == ranked[0][1]}
+        agrees = None if verdict is None else verdict in top
+        out.append(result.model_copy(update={"human_labels": values, "agrees": agrees}))
     return out
 
 

@@ -10,9 +10,12 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from judgecli.stats.agreement import confusion_matrix, percent_agreement
-from judgecli.stats.intervals import Values
+from judgecli.stats.intervals import FloatArray, Values
+
+Outcomes = Sequence[bool] | npt.NDArray[np.bool_]
 
 # Rounding allowance of accuracy_within: 1.1 − 0.9 is 0.20000000000000007 in floats.
 RELATIVE_SLACK = 1e-9
@@ -117,6 +120,19 @@ def accuracy_within(truth: Values, pred: Values, *, tolerance: float = 1.0) -> f
     Raises:
         ValueError: If the inputs differ in length, hold nan, or ``tolerance`` < 0.
     """
+    within = within_tolerance(truth, pred, tolerance=tolerance)
+    return int(np.count_nonzero(within)) / within.size if within.size else None
+
+
+def within_tolerance(
+    truth: Values, pred: Values, *, tolerance: float = 1.0
+) -> npt.NDArray[np.bool_]:
+    """Per item, whether the judge score is within ``tolerance`` of the human score, as
+    ``accuracy_within`` counts it.
+
+    Raises:
+        ValueError: As ``accuracy_within``.
+    """
     if not tolerance >= 0.0:
         raise ValueError(f"tolerance must be at least 0, got {tolerance}")
     t, p = np.asarray(truth, dtype=np.float64).ravel(), np.asarray(pred, dtype=np.float64).ravel()
@@ -124,12 +140,33 @@ def accuracy_within(truth: Values, pred: Values, *, tolerance: float = 1.0) -> f
         raise ValueError(f"truth and pred differ in length: {t.size} and {p.size}")
     if np.isnan(t).any() or np.isnan(p).any():
         raise ValueError("truth and pred must not hold nan (leave unscored items out)")
-    if t.size == 0:
-        return None
     difference = np.abs(t - p)
     # d ≤ tolerance, or d above it by at most 1e-9·d (math.isclose's relative rule).
-    within = (difference <= tolerance) | (difference - tolerance <= RELATIVE_SLACK * difference)
-    return int(np.count_nonzero(within)) / t.size
+    return np.asarray(
+        (difference <= tolerance) | (difference - tolerance <= RELATIVE_SLACK * difference)
+    )
+
+
+def accuracy_resampled(
+    hits: Outcomes, counts: FloatArray, *, kept: Outcomes | None = None
+) -> FloatArray:
+    """``accuracy`` (or ``accuracy_within``) of every bootstrap resample at once.
+
+    Args:
+        hits: Whether each row counts as agreement (labels equal, or within tolerance).
+        counts: How many times each row is in each resample, shape (resamples, rows)
+            (see ``stats.resampling``).
+        kept: The rows to count at all (e.g. neither label a tie); default every row.
+
+    Returns:
+        Per resample, the count-weighted share of kept rows that hit; nan for a resample
+        with no kept row.
+    """
+    weights = counts if kept is None else counts * np.asarray(kept, dtype=np.float64)
+    total = weights.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = weights @ np.asarray(hits, dtype=np.float64) / total
+    return np.asarray(np.where(total > 0, share, np.nan), dtype=np.float64)
 
 
 def _ratio(numerator: int, denominator: int) -> float | None:

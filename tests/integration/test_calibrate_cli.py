@@ -82,7 +82,58 @@ def test_results_mode_measures_a_finished_run_without_calling_a_judge(run_cli, t
     assert len(server.requests) == calls
     for key in ("n_labels", "accuracy", "cohen_kappa", "weighted_kappa", "spearman"):
         assert again.summary[key] == first.summary[key]
-    assert not Path("cal2/results.jsonl").exists()
+    # The run's rubric is found through its run.json: the summary names it.
+    assert again.summary["rubric"] == "helpfulness"
+
+
+def rows_of(path: Path) -> dict[str, dict]:
+    return {r["id"]: r for r in map(json.loads, path.read_text().splitlines())}
+
+
+@pytest.mark.parametrize("mode", ["judging", "results"])
+def test_results_rows_carry_the_human_labels_and_whether_the_judge_agrees(run_cli, write, mode):
+    labels = labelled(write, LABELS)
+    with SimulatorServer(SimulatorConfig(truth_file=labels, noise=0.5, seed=3)) as server:
+        run = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal")
+        assert run.exit_code == 0, run.stderr
+        if mode == "results":
+            run = calibrate(run_cli, None, "--results", "cal/results.jsonl", "--labels",
+                            str(labels), "--out", "again")  # fmt: skip
+            assert run.exit_code == 0, run.stderr
+    rows = rows_of(Path("cal" if mode == "judging" else "again") / "results.jsonl")
+    assert set(rows) == set(LABELS)
+    disagreeing = set(rows_of(Path("cal/disagreements.jsonl")))
+    for case_id, row in rows.items():
+        assert row["human_labels"] == [LABELS[case_id]]
+        assert row["agrees"] is (row["score"] == LABELS[case_id])
+        assert row["agrees"] is (case_id not in disagreeing)
+    assert 0 < sum(r["agrees"] for r in rows.values()) < len(rows)
+
+
+def test_agrees_compares_with_the_majority_of_several_raters(run_cli, truthful, write):
+    server, labels = truthful
+    made = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal")
+    assert made.exit_code == 0, made.stderr
+    judged = {k: v["score"] for k, v in rows_of(Path("cal/results.jsonl")).items()}
+    other = {2.0: 3, 3.0: 2, 1.0: 2, 4.0: 3}
+    rows = [
+        {"id": "q-01", "label": judged["q-01"], "annotator": "a"},  # 2 of 3 with the judge
+        {"id": "q-01", "label": judged["q-01"], "annotator": "b"},
+        {"id": "q-01", "label": other[judged["q-01"]], "annotator": "c"},
+        {"id": "q-02", "label": other[judged["q-02"]], "annotator": "a"},  # 2 of 3 against
+        {"id": "q-02", "label": other[judged["q-02"]], "annotator": "b"},
+        {"id": "q-02", "label": judged["q-02"], "annotator": "c"},
+        {"id": "q-03", "label": judged["q-03"], "annotator": "a"},  # split 1-1: sides with a
+        {"id": "q-03", "label": other[judged["q-03"]], "annotator": "b"},
+    ]
+    raters = write("raters.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    run = calibrate(run_cli, None, "--results", "cal/results.jsonl", "--labels", str(raters),
+                    "--out", "raters")  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    got = rows_of(Path("raters/results.jsonl"))
+    assert [got[i]["agrees"] for i in ("q-01", "q-02", "q-03")] == [True, False, True]
+    assert len(got["q-02"]["human_labels"]) == 3
+    assert "agrees" not in got["q-04"]  # no label: no verdict on agreement
 
 
 def test_cases_can_come_from_a_dataset_joined_on_id(run_cli, truthful, write):
@@ -153,3 +204,75 @@ def test_pairwise_labels_against_both_orders(run_cli, judge_server, write):
     assert set(s["by_order"]["openai/sim"]) == {"old-new", "new-old", "mean"}
     assert "agreement_without_ties" in s
     assert len(judge_server.requests) == 20
+
+
+# Regression for issue 13 §4: labels of other cases crashed (--results) or gave an all-n/a
+# report (judging). They are bad input: one line, exit 2, nothing called or written.
+WRONG = '{"id": "zz-1", "label": 2}\n{"id": "zz-2", "label": 3}\n'
+NO_MATCH = "none of the 2 labels match a case id of"
+SAMPLES = "(labels: 'zz-1', 'zz-2'; cases: 'q-01', 'q-02', 'q-03', 'q-04', 'q-05' and 19 more)"
+
+
+def assert_bad_input(run, *messages):
+    assert run.exit_code == 2, run.stderr
+    assert "Traceback" not in run.stderr
+    error_lines = [x for x in run.stderr.splitlines() if x.startswith("error:")]
+    assert len(error_lines) == 1, run.stderr
+    for message in messages:
+        assert message in error_lines[0]
+    assert run.stdout == ""
+
+
+def test_labels_of_other_cases_exit_2_in_results_mode(run_cli, truthful, write):
+    server, labels = truthful
+    made = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal")
+    assert made.exit_code == 0, made.stderr
+    wrong = write("wrongids.jsonl", WRONG)
+    before = set(Path().iterdir())
+    run = run_cli(None, "calibrate", "--results", "cal/results.jsonl", "--labels", str(wrong))
+    assert_bad_input(run, f"{wrong}: {NO_MATCH} cal/results.jsonl", SAMPLES)
+    assert set(Path().iterdir()) == before
+    assert not Path("runs").exists()
+
+
+def test_labels_of_other_cases_exit_2_before_judging(run_cli, judge_server, write):
+    wrong = write("wrongids.jsonl", WRONG)
+    run = run_cli(judge_server, "calibrate", str(wrong), "--rubric", "helpfulness",
+                  "--cases", str(EXAMPLE), "--out", "cal")  # fmt: skip
+    assert_bad_input(run, NO_MATCH, SAMPLES)
+    assert judge_server.requests == []
+    assert not Path("cal").exists()
+
+
+def test_pairwise_labels_of_other_cases_exit_2_before_judging(run_cli, judge_server, write):
+    wrong = write("wrongids.jsonl", '{"id": "zz-1", "label": "new"}\n')
+    run = run_cli(judge_server, "calibrate", str(wrong), "--rubric", "pairwise",
+                  "--old", str(REPO / "datasets" / "old.jsonl"),
+                  "--new", str(REPO / "datasets" / "new.jsonl"), "--out", "cal")  # fmt: skip
+    assert_bad_input(run, "none of the 1 labels match a case id", "'zz-1'", "'p-01'")
+    assert judge_server.requests == []
+    assert not Path("cal").exists()
+
+
+# Regression for issue 13 §4: without --rubric, --results took any number as a label.
+def test_off_scale_labels_exit_2_with_the_scale_of_the_run(run_cli, truthful, write):
+    server, labels = truthful
+    made = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal")
+    assert made.exit_code == 0, made.stderr
+    off = write("off.jsonl", '{"id": "q-01", "label": 3}\n{"id": "q-02", "label": 7}\n')
+    run = run_cli(None, "calibrate", "--results", "cal/results.jsonl", "--labels", str(off),
+                  "--out", "bad")  # fmt: skip
+    assert_bad_input(run, f"{off}:2: label 7 is not a number from 1 to 4")
+    assert not Path("bad").exists()
+
+
+def test_a_rubric_changed_since_the_run_is_not_used_to_judge_labels(run_cli, truthful, write):
+    server, labels = truthful
+    rubric = write("mine.yaml", (REPO / "rubrics" / "helpfulness.yaml").read_text())
+    made = calibrate(run_cli, server, str(labels), "--rubric", str(rubric), "--out", "cal")
+    assert made.exit_code == 0, made.stderr
+    rubric.write_text(rubric.read_text().replace("description:", "description: (v2)", 1))
+    run = calibrate(run_cli, None, "--results", "cal/results.jsonl", "--labels", str(labels),
+                    "--out", "later")  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    assert any("has changed since the run" in w for w in run.summary["warnings"])

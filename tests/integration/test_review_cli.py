@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -107,21 +108,110 @@ def test_round_trip_export_fill_labels_calibrate(run_cli, scored_run, suffix):
     assert cal.summary["accuracy"] == 1.0
 
 
-def test_pairwise_export_has_both_answers_and_includes_inconsistent_cases(run_cli):
+@pytest.fixture
+def pairwise_run(run_cli) -> Path:
     old, new = REPO / "datasets" / "pairwise-old.jsonl", REPO / "datasets" / "pairwise-new.jsonl"
     # A judge swayed by position: some verdicts change with the order (inconsistent).
     with SimulatorServer(SimulatorConfig(position_bias=0.6, seed=2)) as server:
         made = run_cli(server, "pairwise", str(old), str(new), "--out", "pw", "--quiet")
     assert made.exit_code == 0, made.stderr
+    return Path("pw")
+
+
+def test_pairwise_export_is_blind_and_includes_inconsistent_cases(run_cli, pairwise_run):
     run = export(run_cli, "pw", "--sample", "2", "--include", "inconsistent", "--out", "pw.csv")
     assert run.exit_code == 0, run.stderr
+    assert "pw/review-key.json" in run.stderr
     rows = read_csv(Path("pw.csv"))
-    assert "label (old, new or tie)" in rows[0]
-    assert {"output_old", "output_new"} <= set(rows[0])
-    inconsistent = {i for i, r in results(Path("pw")).items() if r.get("consistent") is False}
+    assert list(rows[0]) == ["id", "code", "category", "input", "output_a", "output_b",
+                             "label (A, B or tie)", "annotator"]  # fmt: skip
+    # Regression for issue 13 §4: no column or reason says which answer is the candidate.
+    header = Path("pw.csv").read_text(encoding="utf-8-sig").splitlines()[0]
+    assert not {"old", "new", "reason", "inconsistent"} & set(re.split(r"[^a-z]+", header))
+    inconsistent = {i for i, r in results(pairwise_run).items() if r.get("consistent") is False}
     assert inconsistent
     assert inconsistent <= {r["id"] for r in rows}
-    assert len(rows) == 2 + len(inconsistent - {r["id"] for r in rows if "sample" in r["reason"]})
+    key = json.loads((pairwise_run / "review-key.json").read_text())["codes"]
+    assert {key[r["code"]]["id"] for r in rows} == {r["id"] for r in rows}
+    assert sum("sample" in key[r["code"]]["reasons"] for r in rows) == 2
+    olds = {c["id"]: c["output"] for c in map(json.loads, (REPO / "datasets" /
+            "pairwise-old.jsonl").read_text().splitlines())}  # fmt: skip
+    for row in rows:
+        old_column = "output_b" if key[row["code"]]["new"] == "A" else "output_a"
+        assert row[old_column] == olds[row["id"]]
+    assert {key[r["code"]]["new"] for r in rows} == {"A", "B"}  # the order varies by row
+
+
+def test_a_blind_sheet_round_trips_through_its_key(run_cli, pairwise_run):
+    run = export(run_cli, "pw", "--sample", "100%", "--seed", "4", "--out", "blind.csv")
+    assert run.exit_code == 0, run.stderr
+    key = json.loads((pairwise_run / "review-key.json").read_text())["codes"]
+    rows = read_csv(Path("blind.csv"))
+    label = next(h for h in rows[0] if h.startswith("label"))
+    # The rater prefers the longer answer, and calls equal lengths a tie: the A/B letters
+    # must come back as the old/new of those same answers.
+    expected = {}
+    for row in rows:
+        a, b = len(row["output_a"]), len(row["output_b"])
+        row[label] = "tie" if a == b else ("A" if a > b else "B")
+        new_letter = key[row["code"]]["new"]
+        expected[row["id"]] = "tie" if a == b else ("new" if row[label] == new_letter else "old")
+    with Path("blind.csv").open("w", encoding="utf-8-sig", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    cal = run_cli(None, "calibrate", "--results", "pw/results.jsonl", "--labels", "blind.csv",
+                  "--out", "cal", "--json", "--quiet")  # fmt: skip
+    assert cal.exit_code == 0, cal.stderr
+    assert cal.summary["n_labels"] == len(rows)
+    got = {r["id"]: r["human_labels"] for r in results(Path("cal")).values()}
+    assert got == {case_id: [value] for case_id, value in expected.items()}
+    assert set(expected.values()) >= {"new", "old"}
+    # Without its key (results copied away from the run) the sheet is refused, not guessed.
+    Path("elsewhere").mkdir()
+    Path("elsewhere/results.jsonl").write_bytes(Path("pw/results.jsonl").read_bytes())
+    blind = run_cli(None, "calibrate", "--results", "elsewhere/results.jsonl", "--labels",
+                    "blind.csv", "--label-map", "A=old,B=new", "--out", "cal2")  # fmt: skip
+    assert blind.exit_code == 2
+    assert "blind.csv:2: a blind pairwise sheet" in blind.stderr
+    assert "Traceback" not in blind.stderr
+    assert not Path("cal2").exists()
+    keyed = run_cli(None, "calibrate", "--results", "elsewhere/results.jsonl",
+                    "--labels", "blind.csv", "--key", "pw/review-key.json",
+                    "--out", "c3", "--json")  # fmt: skip
+    assert keyed.exit_code == 0, keyed.stderr
+    assert keyed.summary["accuracy"] == cal.summary["accuracy"]
+
+
+def test_the_sheet_reads_the_cases_through_the_runs_field_map(run_cli, judge_server, write):
+    # Regression for issue 13 §4: a run made with --field had empty input/output columns.
+    renamed = [
+        {"id": c["id"], "question": c["input"], "answer": c["output"]}
+        for c in map(json.loads, EXAMPLE.read_text().splitlines())
+    ]
+    data = write("renamed.jsonl", "".join(json.dumps(c) + "\n" for c in renamed))
+    made = run_cli(judge_server, "score", str(data), "--rubric", "helpfulness",
+                   "--field", "input=question", "--field", "output=answer",
+                   "--out", "run", "--quiet")  # fmt: skip
+    assert made.exit_code == 0, made.stderr
+    run = export(run_cli, "run", "--sample", "5", "--out", "mapped.csv")
+    assert run.exit_code == 0, run.stderr
+    by_id = {c["id"]: c for c in renamed}
+    rows = read_csv(Path("mapped.csv"))
+    assert len(rows) == 5
+    for row in rows:
+        assert (row["input"], row["output"]) == (by_id[row["id"]]["question"],
+                                                 by_id[row["id"]]["answer"])  # fmt: skip
+
+
+def test_export_help_describes_every_option(run_cli):
+    run = run_cli(None, "review", "export", "--help")
+    assert run.exit_code == 0
+    text = " ".join(run.stdout.split())
+    assert "bootstrap" not in text
+    for words in ("The dataset the run judged", "the OLD answers", "the NEW answers",
+                  "Seed of the sample"):  # fmt: skip
+        assert words in text
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,12 @@ import pytest
 from judgecli.labels import Label, LabelSpace
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, Winner
 from judgecli.rubric import RubricKind
-from judgecli.stats.calibrate_summary import disagreements, majority_labels, summarize_calibration
+from judgecli.stats.calibrate_summary import (
+    disagreements,
+    label_results,
+    majority_labels,
+    summarize_calibration,
+)
 from judgecli.verdict import Position, Verdict
 
 SCALE = LabelSpace(kind=RubricKind.POINTWISE, scale=(1, 4))
@@ -123,3 +128,83 @@ def test_disagreements_list_the_worst_first():
     # Case 6 is off by 3; cases 3 and 5 by 1 each (ties broken by id).
     assert [(r["id"], r["gap"]) for r in rows] == [("6", 3.0), ("3", 1.0), ("5", 1.0)]
     assert rows[0]["confidence"] == 0.9
+
+
+# 16 cases: a judge and two raters (b labelled 10 of them) on a 1-4 scale.
+PIN_JUDGE = [3, 3, 2, 2, 2, 2, 2, 2, 1, 2, 3, 1, 4, 2, 1, 3]
+PIN_RATER_A = [3, 2, 2, 3, 3, 2, 2, 2, 1, 3, 4, 1, 4, 2, 1, 3]
+PIN_RATER_B = [None, 1, 2, None, 3, 1, None, 1, 1, None, 4, 2, None, 1, 1, None]
+
+
+@pytest.mark.parametrize(
+    ("side", "key", "expected"),
+    [
+        pytest.param("", "accuracy_ci", (0.344540229885058, 0.7309782608695641), id="accuracy"),
+        pytest.param("", "cohen_kappa_ci", (0.061328790459965865, 0.6033249504506187),
+                     id="kappa"),
+        pytest.param("", "weighted_kappa_ci", (0.27991489361702143, 0.8370111504615035),
+                     id="weighted-kappa"),
+        pytest.param("", "within_one_ci", (0.8846153846153846, 1.0), id="within-one"),
+        pytest.param("", "spearman_ci", (0.2636115391689623, 0.8862195319585225), id="spearman"),
+        pytest.param("", "kendall_ci", (0.24145750980140682, 0.8433443706635905), id="kendall"),
+        pytest.param("", "pearson_ci", (0.30286189912419725, 0.8835125369423146), id="pearson"),
+        pytest.param("human_human", "weighted_kappa_ci", (-0.2068965517241379, 0.92),
+                     id="human-human-weighted-kappa"),
+        pytest.param("human_human", "spearman_ci", (-0.37499999999999994, 0.9460998335825322),
+                     id="human-human-spearman"),
+        pytest.param("human_human", "kendall_ci", (-0.375, 0.9153348228041136),
+                     id="human-human-kendall"),
+    ],
+)  # fmt: skip
+def test_intervals_are_the_ones_scipy_per_resample_gave(side, key, expected):
+    # Regression for issue 13 §6: the intervals were computed with one scipy/sklearn call
+    # per resample (seed 0, 2,000 resamples); the array form must give the same numbers.
+    # Pinned from that implementation; equal to rounding (1e-15).
+    results = [scored(str(i), s) for i, s in enumerate(PIN_JUDGE)]
+    labels = [label(str(i), v, "a") for i, v in enumerate(PIN_RATER_A)]
+    labels += [label(str(i), v, "b") for i, v in enumerate(PIN_RATER_B) if v is not None]
+    s = summarize_calibration(results, labels, SCALE, seed=0)
+    got = s[side][key] if side else s[key]
+    assert got == pytest.approx(expected, abs=1e-15)
+
+
+def test_labels_whose_cases_all_failed_give_no_numbers_and_no_crash():
+    # Regression for issue 13 §4 (`min() arg is an empty sequence`): with no scale to fall
+    # back on, an empty set of (verdict, label) pairs has no categories at all.
+    failed = CaseResult(id="0", status=CaseStatus.FAILED, error="x", rubric_hash="h")
+    s = summarize_calibration([failed], [label("0", 3)], LabelSpace(kind=RubricKind.POINTWISE))
+    assert (s["n_labels"], s["n_unmatched_labels"]) == (0, 1)
+    assert s["spearman"] is None
+    assert s["spearman_ci"] == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("labels", "verdict", "agrees"),
+    [
+        pytest.param([3], 3.0, True, id="one-label-equal"),
+        pytest.param([2], 3.0, False, id="one-label-off-by-one"),
+        pytest.param([3, 3, 2], 3.0, True, id="with-the-majority"),
+        pytest.param([2, 2, 3], 3.0, False, id="against-the-majority"),
+        pytest.param([2, 3], 3.0, True, id="humans-split-judge-sides-with-one"),
+        pytest.param([2, 4], 3.0, False, id="humans-split-judge-with-neither"),
+    ],
+)
+def test_agrees_is_the_judge_against_the_most_common_label(labels, verdict, agrees):
+    given = [label("0", v, f"r{i}") for i, v in enumerate(labels)]
+    (row,) = label_results([scored("0", verdict)], given, RubricKind.POINTWISE)
+    assert row.human_labels == [float(v) for v in labels]
+    assert row.agrees is agrees
+
+
+def test_agrees_is_none_without_a_verdict_or_without_a_label():
+    failed = CaseResult(id="f", status=CaseStatus.FAILED, error="x", rubric_hash="h")
+    stale = scored("u", 2.0).model_copy(update={"human_labels": [2.0], "agrees": True})
+    rows = label_results([failed, stale], [label("f", 2)], RubricKind.POINTWISE)
+    assert (rows[0].human_labels, rows[0].agrees) == ([2.0], None)
+    assert (rows[1].human_labels, rows[1].agrees) == (None, None)
+
+
+def test_an_inconsistent_pairwise_case_agrees_with_a_tie_label():
+    dropped = CaseResult(id="p", status=CaseStatus.OK, consistent=False, rubric_hash="h")
+    (row,) = label_results([dropped], [label("p", "tie")], RubricKind.PAIRWISE)
+    assert row.agrees is True

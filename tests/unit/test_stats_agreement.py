@@ -3,14 +3,18 @@ import pytest
 
 from judgecli.stats.agreement import (
     cohen_kappa,
+    cohen_kappa_resampled,
     confusion_matrix,
     fleiss_kappa,
     kendall_tau_b,
+    kendall_tau_b_resampled,
     krippendorff_alpha,
     pairwise_cohen_kappas,
     pearson,
+    pearson_resampled,
     percent_agreement,
     spearman,
+    spearman_resampled,
 )
 
 # The classic 2×2 example (50 proposals, two readers): 20 yes/yes, 5 yes/no, 10 no/yes,
@@ -307,3 +311,88 @@ def test_correlations_are_undefined_for_too_little_or_constant_data(function, x,
 def test_correlations_reject_inputs_of_different_length():
     with pytest.raises(ValueError, match="differ in length"):
         spearman([1, 2, 3], [1, 2])
+
+
+def test_correlations_match_scipy_on_random_and_continuous_data():
+    from scipy.stats import kendalltau, pearsonr, spearmanr
+
+    rng = np.random.default_rng(21)
+    for x, y in [
+        (rng.integers(1, 5, 60), rng.integers(1, 5, 60)),  # a rating scale: many ties
+        (rng.normal(size=40), rng.normal(size=40)),  # continuous: no ties
+    ]:
+        assert spearman(x, y) == pytest.approx(spearmanr(x, y).statistic, abs=1e-14)
+        assert kendall_tau_b(x, y) == kendalltau(x, y).statistic  # exact: whole counts
+        assert pearson(x, y) == pytest.approx(pearsonr(x, y).statistic, abs=1e-14)
+
+
+# The resampled forms must give, for every resample, what the one-sample functions (and
+# so scipy and scikit-learn) give on that resample's rows. Regression for issue 13 §6:
+# calibrate called scipy 2,000 times per interval; the numbers must not move.
+def resamples(n, size=50, seed=3):
+    counts = np.random.default_rng(seed).multinomial(n, np.full(n, 1 / n), size=size)
+    return counts.astype(np.float64)
+
+
+def rows_of(counts):
+    return [np.repeat(np.arange(counts.shape[1]), c.astype(int)) for c in counts]
+
+
+def as_float(value):
+    return np.nan if value is None else value
+
+
+@pytest.mark.parametrize(
+    ("x", "y"),
+    [
+        pytest.param(ORDINAL_A, ORDINAL_B, id="ordinal"),
+        pytest.param(GAPPED_A, GAPPED_B, id="gapped"),
+        pytest.param([1, 1, 1, 2], [1, 2, 3, 3], id="often-constant"),
+        pytest.param(list(np.random.default_rng(5).normal(size=30)),
+                     list(np.random.default_rng(6).normal(size=30)), id="continuous"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize(
+    ("resampled", "one"),
+    [
+        pytest.param(spearman_resampled, spearman, id="spearman"),
+        pytest.param(kendall_tau_b_resampled, kendall_tau_b, id="kendall"),
+        pytest.param(pearson_resampled, pearson, id="pearson"),
+    ],
+)
+def test_resampled_correlations_equal_the_statistic_of_each_resample(x, y, resampled, one):
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    counts = resamples(x.size)
+    expected = [as_float(one(x[rows], y[rows])) for rows in rows_of(counts)]
+    np.testing.assert_allclose(resampled(x, y, counts), expected, rtol=0, atol=1e-14)
+
+
+def test_kendall_falls_back_to_one_resample_at_a_time_beyond_max_cells():
+    rng = np.random.default_rng(8)
+    x, y = rng.normal(size=25), rng.normal(size=25)
+    counts = resamples(25)
+    table = kendall_tau_b_resampled(x, y, counts)
+    one_by_one = kendall_tau_b_resampled(x, y, counts, max_cells=10)
+    np.testing.assert_array_equal(table, one_by_one)
+
+
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_resampled_kappa_equals_scikit_learn_on_each_resample(weights):
+    from sklearn.metrics import cohen_kappa_score
+
+    a, b = np.asarray(ORDINAL_A) - 1, np.asarray(ORDINAL_B) - 1
+    counts = resamples(a.size, size=40)
+    expected = [
+        cohen_kappa_score(a[rows], b[rows], labels=range(5), weights=weights)
+        for rows in rows_of(counts)
+    ]
+    got = cohen_kappa_resampled(a, b, counts, k=5, weights=weights)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-14)
+
+
+def test_resampled_kappa_is_nan_where_one_label_fills_the_resample():
+    # Resample 0 holds row 0 only (both raters said label 0): κ is 0/0.
+    counts = np.array([[3.0, 0.0], [1.0, 1.0]])
+    got = cohen_kappa_resampled(np.array([0, 1]), np.array([0, 1]), counts, k=2)
+    assert np.isnan(got[0])
+    assert got[1] == 1.0

@@ -7,9 +7,11 @@ from sklearn.metrics import f1_score, precision_recall_fscore_support
 from judgecli.stats.classification import (
     ClassReport,
     accuracy,
+    accuracy_resampled,
     accuracy_within,
     macro_f1,
     per_class_report,
+    within_tolerance,
 )
 
 # A 3-class example; confusion matrix (rows human, columns judge, order pass/partial/fail):
@@ -156,3 +158,33 @@ def test_accuracy_within_a_tolerance(truth, pred, tolerance, expected):
 def test_accuracy_within_rejects_bad_input(truth, pred, tolerance, message):
     with pytest.raises(ValueError, match=message):
         accuracy_within(truth, pred, tolerance=tolerance)
+
+
+def test_accuracy_within_of_no_items_is_none():
+    assert accuracy_within([], []) is None
+
+
+def test_resampled_accuracy_weighs_each_row_by_its_count():
+    hits = np.array([True, False, True])
+    counts = np.array([[1.0, 1.0, 1.0], [0.0, 3.0, 0.0], [2.0, 1.0, 0.0]])
+    np.testing.assert_array_equal(accuracy_resampled(hits, counts), [2 / 3, 0.0, 2 / 3])
+
+
+def test_resampled_accuracy_counts_only_kept_rows_and_is_nan_without_any():
+    # Row 1 is left out (say, a tie); resample 1 holds nothing else, so it has no value.
+    hits = np.array([True, False, False])
+    kept = np.array([True, False, True])
+    counts = np.array([[1.0, 4.0, 1.0], [0.0, 3.0, 0.0]])
+    got = accuracy_resampled(hits, counts, kept=kept)
+    assert got[0] == 0.5
+    assert np.isnan(got[1])
+
+
+def test_resampled_accuracy_equals_accuracy_of_each_resample():
+    truth, pred = np.array(TRUTH), np.array(PRED)
+    counts = np.random.default_rng(2).multinomial(10, np.full(10, 0.1), size=30).astype(float)
+    rows = [np.repeat(np.arange(10), c.astype(int)) for c in counts]
+    got = accuracy_resampled(truth == pred, counts)
+    assert list(got) == [accuracy(list(truth[r]), list(pred[r])) for r in rows]
+    within = within_tolerance([1, 2, 3, 4, 5], [2, 2, 5, 3, 1])
+    assert list(within) == [True, True, False, True, False]
