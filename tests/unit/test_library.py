@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import json
+import tomllib
+from fnmatch import fnmatch
+from pathlib import Path
 
 import pytest
 
@@ -87,3 +90,32 @@ def test_every_library_rubric_loads_and_has_its_example_dataset():
         if rubric.kind.value == "pairwise":
             continue
         assert (LIBRARY_DIR.parent / "datasets" / f"{path.stem}.jsonl").exists(), path.stem
+
+
+# Packaging: the library ships inside the wheel as judgecli/library (issue 13 §1). These
+# are the fast halves of tests/integration/test_wheel_install.py, which builds the wheel.
+REPO = Path(__file__).resolve().parents[2]
+
+
+def setuptools_config() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+
+
+def test_pyproject_lists_every_judgecli_package_and_the_library():
+    on_disk = {
+        ".".join(init.parent.relative_to(REPO).parts)
+        for init in (REPO / "judgecli").rglob("__init__.py")
+    }
+    # `packages` is written by hand (find cannot see rubrics/ as judgecli.library): a new
+    # sub-package must be added there or the wheel silently leaves it out.
+    assert sorted(setuptools_config()["packages"]) == sorted(on_disk | {"judgecli.library"})
+
+
+def test_the_package_data_rule_ships_every_file_of_the_library_folder():
+    config = setuptools_config()
+    folder = REPO / config["package-dir"]["judgecli.library"]
+    assert folder == LIBRARY_DIR
+    patterns = config["package-data"]["judgecli.library"]
+    files = [p.name for p in folder.iterdir() if p.is_file()]
+    assert "schema.json" in files
+    assert [f for f in files if not any(fnmatch(f, pattern) for pattern in patterns)] == []

@@ -1,0 +1,169 @@
+"""The install a user or a CI job makes: a wheel in a fresh venv, run outside the checkout.
+
+Regression for the 2026-11-23 review, finding 1 (issue 13 §1): `pip wheel --no-deps .` held
+no rubric, so `judge rubrics list` was empty and `--rubric pairwise` exited 2 everywhere but
+in an editable checkout.
+
+By default everything stays offline and takes seconds: the wheel is built from a copy of the
+repository with this environment's setuptools (`--no-build-isolation --no-index`) and
+installed with `--no-deps` into a fresh venv, whose `.pth` line names this environment's
+site-packages so that the dependencies import. A plain path line in a `.pth` does not run
+the `.pth` files of the folder it names, so the editable install's import hook that lives
+there never loads; the tests assert that judgecli comes from the fresh venv.
+`make test-wheel` sets WHEEL_TEST_DEPS=index for the whole real thing: an isolated build
+and `pip install` of the wheel with its dependencies from the package index.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from judgecli.simulator import SimulatorServer
+
+REPO = Path(__file__).resolve().parents[2]
+FROM_INDEX = os.environ.get("WHEEL_TEST_DEPS") == "index"
+# Not the sources: what a build leaves behind, or what is large and irrelevant to it.
+# `build/` above all: setuptools reuses a stale build/lib, which would hide a package
+# missing from pyproject's list.
+NOT_SOURCES = shutil.ignore_patterns(
+    ".git", ".venv", "build", "dist", "runs", "*.egg-info", "__pycache__", ".*_cache"
+)
+
+
+@dataclass(frozen=True)
+class Installed:
+    wheel: Path
+    source: Path
+    venv: Path
+
+    def bin(self, name: str) -> Path:
+        return self.venv / "bin" / name
+
+
+def pip(*args: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
+        capture_output=True, text=True, timeout=900 if FROM_INDEX else 180,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    work = tmp_path_factory.mktemp("wheel-install")
+    source = work / "source"
+    shutil.copytree(REPO, source, ignore=NOT_SOURCES)
+    offline = [] if FROM_INDEX else ["--no-build-isolation", "--no-index"]
+    pip("wheel", "--no-deps", *offline, "--wheel-dir", str(work / "dist"), str(source))
+    (wheel,) = (work / "dist").glob("judgecli-*.whl")
+
+    venv = work / "venv"
+    if FROM_INDEX:
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+        result = subprocess.run(
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)],
+            capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stdout + result.stderr
+    else:
+        subprocess.run(
+            [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
+        )
+        pip("--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index",
+            str(wheel))  # fmt: skip
+        (site,) = (venv / "lib").glob("python3*/site-packages")
+        (site / "judge-test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return Installed(wheel=wheel, source=source, venv=venv)
+
+
+def run(installed: Installed, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run a program of the fresh venv from `cwd`, as a user's shell would."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV"}
+    }
+    # LiteLLM's openai/ route needs some key; a wide terminal keeps rich from eliding names.
+    env |= {
+        "OPENAI_API_KEY": "sk-test-dummy",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "COLUMNS": "200",
+        "PATH": f"{installed.venv / 'bin'}{os.pathsep}{env['PATH']}",
+    }
+    return subprocess.run(
+        [str(installed.bin(args[0])), *args[1:]], capture_output=True, text=True, cwd=cwd,
+        env=env, timeout=300,
+    )  # fmt: skip
+
+
+def library_names() -> list[str]:
+    return sorted(p.stem for p in (REPO / "rubrics").glob("*.yaml"))
+
+
+def test_the_wheel_holds_every_module_and_the_rubric_library(installed):
+    names = set(zipfile.ZipFile(installed.wheel).namelist())
+    modules = {
+        p.relative_to(installed.source).as_posix()
+        for p in (installed.source / "judgecli").rglob("*.py")
+    }
+    # A judgecli sub-package missing from pyproject's hand-written `packages` shows up here.
+    assert sorted(modules - names) == []
+    library = {f"judgecli/library/{p.name}" for p in (installed.source / "rubrics").iterdir()}
+    assert "judgecli/library/schema.json" in library
+    assert sorted(library - names) == []
+    assert "judgecli/library/pairwise.yaml" in names
+
+
+def test_the_fresh_venv_imports_judgecli_and_its_library_from_the_wheel(installed, tmp_path):
+    probe = (
+        "import json, judgecli\n"
+        "from judgecli.rubric import LIBRARY_DIR, library\n"
+        "print(json.dumps({'module': judgecli.__file__, 'library': str(LIBRARY_DIR),\n"
+        "                  'names': [p.stem for p in library()],\n"
+        "                  'schema': (LIBRARY_DIR / 'schema.json').read_text()}))\n"
+    )
+    result = run(installed, "python", "-c", probe, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    site = installed.venv.resolve()
+    assert Path(found["module"]).resolve().is_relative_to(site), found["module"]
+    assert Path(found["library"]).is_relative_to(site), found["library"]
+    assert found["names"] == library_names()
+    schema = json.loads(found["schema"])
+    assert schema == json.loads((REPO / "rubrics" / "schema.json").read_text())
+
+
+def test_rubrics_list_shows_the_bundled_library_outside_the_checkout(installed, tmp_path):
+    result = run(installed, "judge", "rubrics", "list", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    shown = result.stdout + result.stderr
+    for name in library_names():
+        assert f" {name} " in shown, name
+
+
+def test_a_pairwise_gate_with_a_library_rubric_runs_from_the_wheel(
+    installed, judge_server: SimulatorServer, tmp_path
+):
+    for name in ("old.jsonl", "new.jsonl"):
+        shutil.copy(REPO / "datasets" / name, tmp_path / name)
+    result = run(
+        installed, "judge", "pairwise", "old.jsonl", "new.jsonl", "--rubric", "pairwise",
+        "--model", "openai/sim", "--api-base", f"{judge_server.url}/v1",
+        "--min-win-rate", "0.5", "--out", "gate-run", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    summary = json.loads((tmp_path / "gate-run" / "summary.json").read_text())
+    assert (summary["rubric"], summary["n_cases"], summary["n_failed"]) == ("pairwise", 30, 0)
+    assert summary["gate"]["passed"] is True
+    # Both orders of every pair went over the socket: the installed package did the judging.
+    assert len(judge_server.requests) == 2 * 30
