@@ -95,6 +95,9 @@ class OneLineErrors(TyperGroup):
         windows_expand_args: bool = True,
         **extra: Any,
     ) -> Any:
+        from judgecli.cli.streams import pipe_safe
+
+        sys.stdout = pipe_safe(sys.stdout)  # a reader that leaves early changes no exit code
         try:
             code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         except Exception as err:
@@ -151,6 +154,7 @@ def exits_with_code(command: Callable[P, ExitCode | None]) -> Callable[P, None]:
             stderr.print_exception(show_locals=False)
             stderr.print("[bold red]error:[/] unexpected crash (a bug in judge; please report it)")
             raise typer.Exit(int(ExitCode.INCOMPLETE)) from None
+        sys.stdout.flush()  # here, where a closed pipe is harmless (streams.PipeSafe)
         raise typer.Exit(int(code if code is not None else ExitCode.OK))
 
     return wrapper

@@ -5,7 +5,10 @@ warnings on stderr, plain progress lines in a log; and the run-directory flags a
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -156,3 +159,32 @@ def test_gate_on_an_incomplete_summary_exits_3_whatever_the_threshold(run_cli, t
         "hint: continue with: judge resume run --retry-failed",
     ]
     assert run.stdout == ""
+
+
+# A reader that leaves early (`judge report RUN | head`) must not change the exit code:
+# click answers a closed pipe with exit 1, which CI reads as a failed gate.
+def closed_pipe_exit(args: list[str], cwd: Path) -> tuple[int, str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "judgecli", *args], cwd=cwd, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=os.environ | {"COLUMNS": "80"},
+    )  # fmt: skip
+    assert process.stdout is not None
+    # Closed before judge (which takes a good part of a second to start) writes a byte:
+    # every write meets a closed pipe, as the lines after `head`'s last do.
+    process.stdout.close()
+    _, stderr = process.communicate(timeout=120)
+    return process.returncode, stderr.decode()
+
+
+@pytest.mark.parametrize(("threshold", "code"), [("0.5", 0), ("0.99", 1)])
+def test_a_reader_that_leaves_early_does_not_change_the_exit_code(
+    run_cli, judge_server, tmp_path, threshold, code
+):
+    run = run_cli(judge_server, "pairwise", str(REPO / "datasets" / "old.jsonl"),
+                  str(REPO / "datasets" / "new.jsonl"), "--out", "run", "--quiet")  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    for args in (["report", "run"], ["gate", "run/summary.json", "--min-win-rate", threshold]):
+        exit_code, stderr = closed_pipe_exit(args, tmp_path)
+        assert exit_code == (code if args[0] == "gate" else 0), stderr
+        assert "Traceback" not in stderr
+        assert "BrokenPipe" not in stderr
