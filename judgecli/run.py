@@ -196,18 +196,30 @@ def judge_all(
     """Open (or reopen) the run directory, grade every item not judged yet under the run's
     limits, and close the results. Returns the run directory.
 
-    Before anything is written, each judge is checked as far as LiteLLM can without the
-    network (provider, API key, a price under --max-cost). Calls go through the reply
-    cache unless --no-cache; the real client is only built on the first cache miss.
+    Before the first call each judge is checked as far as LiteLLM can without the network
+    (provider, API key, a price under --max-cost); a failed check leaves no new run
+    directory. Calls go through the reply cache unless --no-cache; the real client is only
+    built on the first cache miss.
     With `total` (the run's case count) the run stops as soon as more cases have failed
     than --max-failures allows. Unpriced models and response-format steps add warnings.
     """
-    check_endpoints(config.all_models, priced=config.max_cost is not None)
+    # What LiteLLM can check without the network is checked before the first call: at
+    # once when that call is certain (no cache) or --force would delete the old run first;
+    # else at the first cache miss, so a fully cached re-run never imports LiteLLM (~3 s),
+    # and a failed check discards the new run directory (nothing was called).
+    def preflight() -> None:
+        check_endpoints(config.all_models, priced=config.max_cost is not None)
+
+    eager = config.force or not config.use_cache
+    if eager:
+        preflight()
     store, previous = open_run(config, rubric, argv)
     todo = (item for item in items if item.id not in previous.done)
     built: list[LiteLLMClient] = []
 
     def real_client() -> LiteLLMClient:
+        if not eager:
+            preflight()
         formats = recorded_formats(previous.info)
         built.append(make_client(config, spent_usd=previous.spent_usd, formats=formats))
         return built[0]
@@ -245,6 +257,10 @@ def judge_all(
 
     try:
         run_sync(main())
+    except InputError:
+        if store.created:
+            store.discard()
+        raise
     except TooManyFailuresError:
         # Not an error to report bare: the run is summarised and marked incomplete
         # (finish_run), so the report shows which cases failed and why.

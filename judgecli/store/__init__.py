@@ -77,6 +77,17 @@ class RunStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._results: IO[str] | None = None
+        self.created = False
+        """This store made the directory (a new run): discard() may remove it."""
+
+    def discard(self) -> None:
+        """Undo a new run that turned out not to be runnable (bad input found at its first
+        call): its files go, and its directory if this store made it and it is empty.
+        """
+        self.close()
+        clear_run(self.path)
+        if self.created and not any(self.path.iterdir()):
+            self.path.rmdir()
 
     @classmethod
     def create(cls, path: Path, *, with_results: bool = True, replace: bool = False) -> RunStore:
@@ -91,11 +102,13 @@ class RunStore:
                 f"{path} already holds a run ({RESULTS} is not empty)",
                 hint="choose another --out directory, or start it over with --force",
             )
+        created = not path.exists()
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise InputError(f"cannot create run directory {path}: {err.strerror}") from None
         store = cls(path)
+        store.created = created
         if with_results:
             store._results = results.open("a", encoding="utf-8")
         return store

@@ -7,6 +7,7 @@ graded", and never 1, which CI reads as a regression.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -146,3 +147,24 @@ def test_the_client_is_warm_before_its_first_timed_call():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, cwd=REPO)  # fmt: skip
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_a_fully_cached_rerun_never_imports_litellm(run_cli, judge_server, tmp_path):
+    # The checks before the first call need LiteLLM (~3 s to import); a re-run answered
+    # wholly from the reply cache makes no call, so it must not pay for them.
+    first = run_cli(judge_server, "score", str(EXAMPLE), "--rubric", "helpfulness", "--out",
+                    "first", "--limit", "4")  # fmt: skip
+    assert first.exit_code == 0, first.stderr
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from judgecli.cli import app\n"
+        f"args = ['score', {str(EXAMPLE)!r}, '--rubric', 'helpfulness', '--out', 'again',\n"
+        f"        '--limit', '4', '--model', 'openai/sim', '--api-base', '{judge_server.url}/v1']\n"
+        "result = CliRunner().invoke(app, args)\n"
+        "print(result.exit_code, 'litellm' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path, check=True, env=os.environ)  # fmt: skip
+    assert done.stdout.split() == ["0", "False"], done.stderr
+    assert len(judge_server.requests) == 4  # the first run's calls only
