@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from judgecli.simulator import SimulatorConfig, SimulatorServer
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 
 DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent

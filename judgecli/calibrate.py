@@ -30,9 +30,9 @@ from judgecli.pairs import PairScan, iter_pairs, named, scan_pairs
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.run import finish_run, judge_all, now_iso
-from judgecli.stats.calibrate_summary import disagreements, label_results, summarize_calibration
-from judgecli.stats.summary import RunSummary, run_facts
 from judgecli.store import DISAGREEMENTS, RESULTS, RUN_INFO, RunStore, read_results
+from judgecli.summary.calibrate import disagreements, label_results, summarize_calibration
+from judgecli.summary.run import RunSummary, run_facts
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,11 @@ from judgecli.config import ModelSettings, Price, RunConfig
 from judgecli.errors import ConfigError
 from judgecli.escalate import EscalationRule, ScreenFacts, parse_rule
 from judgecli.grading import GradingPlan
-from judgecli.judge import JudgeClient
+from judgecli.judge.client import JudgeClient
 from judgecli.result import CaseResult, CaseStatus, Tier
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.stats.cascade_summary import summarize_cascade
-from judgecli.stats.summary import CascadeSummary
+from judgecli.summary.cascade import summarize_cascade
+from judgecli.summary.run import CascadeSummary
 
 # Below this stated confidence a screen verdict escalates by default.
 DEFAULT_LOW_CONFIDENCE = 0.8
@@ -84,8 +84,7 @@ def strong_prices(models: list[ModelSettings]) -> dict[str, Price | None]:
     """Each judge's price: --price, else LiteLLM's map (imported only when needed)."""
     if all(m.price is not None for m in models):
         return {m.name: m.price for m in models}
-    from judgecli.judge import import_litellm
-    from judgecli.preflight import model_price
+    from judgecli.judge.provider import import_litellm, model_price
 
     litellm = import_litellm()
     return {m.name: model_price(litellm, m) for m in models}

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from judgecli.stats.intervals import Interval
 from judgecli.stats.pairwise import cases_needed
-from judgecli.stats.summary import RunSummary
+from judgecli.summary.run import RunSummary
 
 
 class GateOn(StrEnum):

@@ -25,7 +25,7 @@ from judgecli.debias import (
     reconcile_flip,
     to_winner,
 )
-from judgecli.judge import JudgeCallError, JudgeClient, JudgeReply, JudgeRequest, Message
+from judgecli.judge.client import JudgeCallError, JudgeClient, JudgeReply, JudgeRequest, Message
 from judgecli.pairs import Pair
 from judgecli.prompt import build_messages, build_pair_messages, case_values, response_format
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order

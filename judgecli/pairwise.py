@@ -16,9 +16,9 @@ from judgecli.pairs import Pair, PairScan, iter_pairs
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.run import finish_run, judge_all
-from judgecli.stats.pairwise_summary import summarize_pairwise
-from judgecli.stats.summary import RunSummary
 from judgecli.store import RESULTS, read_results
+from judgecli.summary.pairwise import summarize_pairwise
+from judgecli.summary.run import RunSummary
 
 NO_FLIP_WARNING = (
     "--no-flip: each case was judged in one (seeded random) order only, so position bias "

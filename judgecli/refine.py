@@ -22,13 +22,13 @@ from judgecli.config import ModelSettings, RunConfig
 from judgecli.dataset import Case, DatasetScan, iter_cases
 from judgecli.errors import ConfigError, InputError, RubricError
 from judgecli.grading import GradingPlan, Spend, grade_pointwise
-from judgecli.judge import JudgeCallError, JudgeClient, JudgeRequest, Message
+from judgecli.judge.client import JudgeCallError, JudgeClient, JudgeRequest, Message
 from judgecli.result import CaseResult, CaseStatus, Judgement
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.run import finish_run, judge_all
-from judgecli.stats.refine_summary import summarize_refine
-from judgecli.stats.summary import RunSummary, Usage
 from judgecli.store import ANSWERS, RESULTS, RunStore, read_results
+from judgecli.summary.refine import summarize_refine
+from judgecli.summary.run import RunSummary, Usage
 
 TEMPLATE_FIELDS = ("answer", "feedback")
 DEFAULT_FEEDBACK_TEMPLATE = (

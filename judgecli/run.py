@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from judgecli import __version__
-from judgecli.budget import BudgetGuard
-from judgecli.cached import CachedJudge
 from judgecli.config import DEFAULT_MAX_FAILURES, FailureLimit, RunConfig, cache_dir, secret_values
 from judgecli.errors import (
     BudgetExceededError,
@@ -22,15 +20,16 @@ from judgecli.errors import (
     RunIncompleteError,
     TooManyFailuresError,
 )
-from judgecli.formats import FormatMode
-from judgecli.judge import JudgeClient, LiteLLMClient
-from judgecli.limits import Limits
-from judgecli.preflight import check_endpoints
-from judgecli.report import render_markdown
+from judgecli.judge.budget import BudgetGuard
+from judgecli.judge.cached import CachedJudge
+from judgecli.judge.client import JudgeClient, LiteLLMClient
+from judgecli.judge.formats import FormatMode
+from judgecli.judge.limits import Limits
+from judgecli.judge.provider import check_endpoints
+from judgecli.report.markdown import render_markdown
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
 from judgecli.runner import run_cases, run_sync
-from judgecli.stats.summary import RunSummary
 from judgecli.store import (
     JUNIT,
     REPORT_HTML,
@@ -45,6 +44,7 @@ from judgecli.store import (
     read_summary,
 )
 from judgecli.store.cache import ReplyCache
+from judgecli.summary.run import RunSummary
 
 T = TypeVar("T")
 
@@ -203,6 +203,7 @@ def judge_all(
     With `total` (the run's case count) the run stops as soon as more cases have failed
     than --max-failures allows. Unpriced models and response-format steps add warnings.
     """
+
     # What LiteLLM can check without the network is checked before the first call: at
     # once when that call is certain (no cache) or --force would delete the old run first;
     # else at the first cache miss, so a fully cached re-run never imports LiteLLM (~3 s),
@@ -328,8 +329,8 @@ def write_reports(run_dir: Path, summary: RunSummary, results: Sequence[CaseResu
     """report.md, report.html and results.junit.xml from the summary and the results;
     returns the HTML report's path.
     """
-    from judgecli.htmlreport import render_html
-    from judgecli.junit import render_junit
+    from judgecli.report.html import render_html
+    from judgecli.report.junit import render_junit
 
     store = RunStore(run_dir)
     store.write_text(REPORT_MD, render_markdown(summary))

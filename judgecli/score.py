@@ -14,9 +14,9 @@ from judgecli.grading import GradingPlan, grade_pointwise
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.run import finish_run, judge_all
-from judgecli.stats.score_summary import summarize_pointwise
-from judgecli.stats.summary import RunSummary
 from judgecli.store import RESULTS, read_results
+from judgecli.summary.run import RunSummary
+from judgecli.summary.score import summarize_pointwise
 
 
 @dataclass(frozen=True)

@@ -78,8 +78,8 @@ def demo_command(
     latency_ms: Annotated[float, typer.Option(help="Simulated judge latency.")] = 30.0,
 ) -> ExitCode:
     """Run the offline demo: the bundled judge simulator (fake verdicts) and real judge runs."""
-    from judgecli.simulator import SimulatorConfig, SimulatorServer
-    from judgecli.simulator_config import JudgeProfile
+    from judgecli.simulator.config import JudgeProfile
+    from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 
     if not (REPO / "datasets" / "example.jsonl").exists():
         raise InputError(

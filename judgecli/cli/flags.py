@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from judgecli.cli.progress import RunProgress
     from judgecli.dataset import SampleSize
     from judgecli.errors import ExitCode
-    from judgecli.stats.summary import RunSummary
+    from judgecli.summary.run import RunSummary
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -40,7 +40,7 @@ def gate_command(
     from judgecli.config import parse_choice
     from judgecli.errors import InputError, RunIncompleteError
     from judgecli.gate import GateOn, GateSpec, evaluate_gate, gate_dict
-    from judgecli.report import headline
+    from judgecli.report.markdown import headline
     from judgecli.store import read_summary
 
     spec = GateSpec(

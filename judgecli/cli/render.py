@@ -16,8 +16,8 @@ from rich.markup import escape
 
 from judgecli.cli import stderr, stdout
 from judgecli.errors import ExitCode
-from judgecli.report import gate_note, headline, terminal_tables
-from judgecli.stats.summary import RunSummary
+from judgecli.report.markdown import gate_note, headline, terminal_tables
+from judgecli.summary.run import RunSummary
 
 
 def report_console(*, json_output: bool) -> Console:

@@ -14,7 +14,7 @@ from judgecli.errors import ExitCode
 
 if TYPE_CHECKING:
     from judgecli.result import CaseResult
-    from judgecli.stats.summary import RunSummary
+    from judgecli.summary.run import RunSummary
 
 
 @app.command("report")
@@ -36,7 +36,7 @@ def report_command(
     import webbrowser
 
     from judgecli.cli.render import print_json, print_summary, report_console
-    from judgecli.report import compare_table
+    from judgecli.report.markdown import compare_table
     from judgecli.run import write_reports
 
     out = report_console(json_output=json_output)
@@ -51,8 +51,8 @@ def report_command(
         if json_output:
             print_json(summary)
         return ExitCode.OK
-    from judgecli.compare import compare_runs
     from judgecli.errors import InputError
+    from judgecli.summary.compare import compare_runs
 
     summary_b, results_b = finished_run(other)
     if summary.rubric_hash != summary_b.rubric_hash or summary.command != summary_b.command:

@@ -102,8 +102,8 @@ def simulate_command(
 ) -> ExitCode:  # fmt: skip
     """Run the simulator in the foreground until Ctrl-C (its help is `_HELP`)."""
     # Imported here so `judge --help` stays fast.
-    from judgecli.simulator import SimulatorConfig, serve_forever
-    from judgecli.simulator_config import parse_profiles, parse_server_settings
+    from judgecli.simulator.config import parse_profiles, parse_server_settings
+    from judgecli.simulator.server import SimulatorConfig, serve_forever
 
     profiles = parse_profiles(profile or [])
     reply_style, accepted = parse_server_settings(style, formats)

@@ -1,1 +1,12 @@
-"""Pure statistics: intervals, scores, pairwise win rates, agreement (no I/O)."""
+"""Pure statistics: numbers in, numbers out, no I/O, and nothing imported from judgecli
+outside this package (tests/unit/test_architecture.py checks). Each is tested against
+reference values.
+
+- `intervals`: Wilson, Student t, percentile bootstrap
+- `scores`: means, distributions, pass rates
+- `pairwise`: win rates, flip consistency, position preference, lengths
+- `agreement`: Cohen's and Fleiss' κ, Krippendorff's α, correlations
+- `classification`: confusion matrices, precision, recall, F1
+- `calibration`: ECE, Brier score, reliability tables
+- `resampling`: vectorised bootstraps over cases and clusters
+"""

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from judgecli.errors import InputError
 from judgecli.result import CaseResult, CaseStatus
-from judgecli.stats.summary import RunSummary
+from judgecli.summary.run import RunSummary
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"

@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from judgecli.labels import Label, LabelSpace, read_labels  # noqa: E402
 from judgecli.result import CaseResult, CaseStatus, Judgement  # noqa: E402
 from judgecli.rubric import RubricKind  # noqa: E402
-from judgecli.stats.calibrate_summary import summarize_calibration  # noqa: E402
+from judgecli.summary.calibrate import summarize_calibration  # noqa: E402
 from judgecli.verdict import Verdict  # noqa: E402
 
 SPACE = LabelSpace(kind=RubricKind.POINTWISE, scale=(1.0, 4.0))

@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from judgecli.simulator import SimulatorConfig, SimulatorServer
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 
 REPO = Path(__file__).resolve().parents[2]
 JUDGE = [sys.executable, "-m", "judgecli"]

@@ -135,7 +135,7 @@ def bench_rpm(tmp: Path, n: int = 700, rpm: int = 600) -> None:
 
     import litellm
 
-    from judgecli.simulator import SimulatorConfig, SimulatorServer
+    from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 
     cases = tmp / "rpm.jsonl"
     write_cases(cases, n)

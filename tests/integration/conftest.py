@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judgecli.cli import app
-from judgecli.simulator import RecordedRequest, SimulatorConfig, SimulatorServer
+from judgecli.simulator.server import RecordedRequest, SimulatorConfig, SimulatorServer
 from tests.conftest import DATA
 
 REPO = Path(__file__).resolve().parents[2]

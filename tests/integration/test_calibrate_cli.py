@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from judgecli.simulator import SimulatorConfig, SimulatorServer
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 from tests.integration.conftest import REPO
 
 EXAMPLE = REPO / "datasets" / "example.jsonl"

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from judgecli.simulator import SimulatorConfig, SimulatorServer
-from judgecli.simulator_config import JudgeProfile
+from judgecli.simulator.config import JudgeProfile
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 from judgecli.store import read_results
 from tests.integration.conftest import REPO
 

@@ -31,7 +31,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from judgecli.simulator import RecordedRequest, SimulatorConfig, SimulatorServer
+from judgecli.simulator.server import RecordedRequest, SimulatorConfig, SimulatorServer
 from tests.integration.conftest import DATA, case_id_in, write_numbered_cases
 
 N_CASES = 200

@@ -134,8 +134,8 @@ def test_the_client_is_warm_before_its_first_timed_call():
     code = (
         "import asyncio, sys\n"
         "from judgecli.config import ModelSettings\n"
-        "from judgecli.judge import LiteLLMClient\n"
-        "from judgecli.limits import Limits\n"
+        "from judgecli.judge.client import LiteLLMClient\n"
+        "from judgecli.judge.limits import Limits\n"
         "async def main():\n"
         "    limits = Limits(concurrency=1, rpm=None, tpm=None)\n"
         "    settings = [ModelSettings(name='openai/sim', api_base='http://127.0.0.1:9/v1')]\n"

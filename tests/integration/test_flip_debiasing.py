@@ -2,7 +2,7 @@
 orders recovers the true win rate and asking in one order does not.
 
 The judge is the simulator with ``position_bias = p = 0.3``. Its pairwise rule for one
-order shown (``simulator_verdicts.Judgement.winner``), with d = quality(A) - quality(B):
+order shown (``simulator.verdicts.Judgement.winner``), with d = quality(A) - quality(B):
 
 * strong preference, |d| >= 0.15: the better answer, whatever the order;
 * weak preference, |d| < 0.15: "A" with probability p, otherwise the better answer if
@@ -74,8 +74,8 @@ import pytest
 
 from judgecli.debias import to_winner
 from judgecli.result import Order, Winner
-from judgecli.simulator import SimulatorConfig, SimulatorServer
-from judgecli.simulator_verdicts import Judgement, Transcript, quality
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
+from judgecli.simulator.verdicts import Judgement, Transcript, quality
 from judgecli.stats.pairwise import win_rate, win_rate_bootstrap_interval
 from judgecli.store import read_results
 from judgecli.verdict import Position

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from judgecli.judge import import_litellm, warm_up
-from judgecli.simulator import SimulatorConfig, SimulatorServer
+from judgecli.judge.provider import import_litellm, warm_up
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 from tests.integration.conftest import write_numbered_cases
 
 CASES = 60

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from judgecli.simulator import SimulatorConfig, SimulatorServer
-from judgecli.simulator_config import JudgeProfile
-from judgecli.simulator_formats import PRESETS
-from judgecli.simulator_styles import ReplyStyle
+from judgecli.simulator.config import JudgeProfile
+from judgecli.simulator.formats import PRESETS
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
+from judgecli.simulator.styles import ReplyStyle
 from tests.integration.conftest import REPO
 
 EXAMPLE = REPO / "datasets" / "example.jsonl"

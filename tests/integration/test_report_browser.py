@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from judgecli.htmlreport import render_html
+from judgecli.report.html import render_html
 from judgecli.result import CaseResult, CaseStatus, Judgement
-from judgecli.simulator import SimulatorConfig, SimulatorServer
-from judgecli.stats.summary import RunSummary, run_facts
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
+from judgecli.summary.run import RunSummary, run_facts
 from judgecli.verdict import Verdict
 from tests.browser import Page, find_chromium, launch, png_distinct_bytes, png_size
 from tests.integration.conftest import REPO

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 from judgecli.rubric import find_rubric, load_rubric
-from judgecli.simulator import SimulatorConfig, SimulatorServer
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 
 GOOD = '{"reasoning": "clear and correct", "score": 4, "feedback": "none"}'
 

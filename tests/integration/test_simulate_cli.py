@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judgecli.cli import app
-from judgecli.simulator import SimulatorConfig
+from judgecli.simulator.server import SimulatorConfig
 
 NEW_FLAGS = (
     "--style", "--formats", "--rate-limit-window", "--rate-limit-prefill",

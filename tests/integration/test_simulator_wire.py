@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from judgecli.simulator import SimulatorConfig, SimulatorServer
-from judgecli.simulator_config import JudgeProfile
+from judgecli.simulator.config import JudgeProfile
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 from tests.unit.simulator_requests import JSON_SCHEMA_FORMAT, SCHEMA, request
 
 CONFIG = SimulatorConfig(

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from judgecli.simulator import SimulatorConfig, SimulatorServer
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 from tests.integration.conftest import write_numbered_cases
 
 JUDGE = Path(sys.executable).parent / "judge"

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from judgecli.simulator import SimulatorServer
+from judgecli.simulator.server import SimulatorServer
 
 REPO = Path(__file__).resolve().parents[2]
 FROM_INDEX = os.environ.get("WHEEL_TEST_DEPS") == "index"

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from judgecli.dataset import Case, iter_cases, scan_dataset
-from judgecli.judge import import_litellm
+from judgecli.judge.provider import import_litellm
 from judgecli.prompt import build_messages, verdict_schema
 from judgecli.rubric import Rubric, find_rubric, load_rubric
 from judgecli.verdict import VerdictError, extract_json, parse_verdict

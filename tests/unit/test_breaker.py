@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from judgecli.breaker import CONSECUTIVE_FAILURES, CallFailure, CircuitBreaker
 from judgecli.errors import ExitCode, JudgeUnavailableError
-from judgecli.failures import Endpoint, FailureKind
+from judgecli.judge.breaker import CONSECUTIVE_FAILURES, CallFailure, CircuitBreaker
+from judgecli.judge.failures import Endpoint, FailureKind
 
 HERE = Endpoint(model="openai/sim", api_base="http://127.0.0.1:9/v1")
 

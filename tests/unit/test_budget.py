@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from judgecli.budget import BudgetGuard
 from judgecli.errors import BudgetExceededError
+from judgecli.judge.budget import BudgetGuard
 
 
 def test_a_call_that_does_not_fit_waits_for_calls_in_flight_to_settle():

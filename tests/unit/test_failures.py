@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from judgecli.failures import (
+from judgecli.judge.failures import (
     Endpoint,
     FailureKind,
     classify,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judgecli.formats import FormatLadder, FormatMode, wire_format
+from judgecli.judge.formats import FormatLadder, FormatMode, wire_format
 
 SCHEMA = {"type": "object", "properties": {"reasoning": {"type": "string"},
           "winner": {"type": "string", "enum": ["A", "B", "tie"]}}}  # fmt: skip

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from judgecli.gate import GateOn, GateSpec, evaluate_gate
-from judgecli.stats.summary import RunSummary, Usage
+from judgecli.summary.run import RunSummary, Usage
 
 
 def summary(**kw) -> RunSummary:

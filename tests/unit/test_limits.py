@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from judgecli.limits import RPM_MARGIN, Limits, RateGate, paced_limiter
-from judgecli.pacing import RateLimitInfo
+from judgecli.judge.limits import RPM_MARGIN, Limits, RateGate, paced_limiter
+from judgecli.judge.pacing import RateLimitInfo
 
 
 class FakeClock:

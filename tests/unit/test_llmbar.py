@@ -26,8 +26,8 @@ from judgecli.debias import to_winner
 from judgecli.result import CaseResult, CaseStatus, Order, Winner
 from judgecli.rubric import parse_rubric
 from judgecli.stats.agreement import percent_agreement
-from judgecli.stats.pairwise_summary import judge_consistency, summarize_pairwise
 from judgecli.stats.scores import mean
+from judgecli.summary.pairwise import judge_consistency, summarize_pairwise
 from judgecli.verdict import Position
 from tests.llmbar import (
     LLMBAR,

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from judgecli.pacing import (
+from judgecli.judge.pacing import (
     AdaptiveRate,
     RateLimitInfo,
     backoff_s,

@@ -11,7 +11,7 @@ from judgecli.config import ModelSettings
 from judgecli.dataset import Case
 from judgecli.errors import ConfigError, RubricError
 from judgecli.grading import GradingPlan
-from judgecli.judge import JudgeCallError, JudgeRequest
+from judgecli.judge.client import JudgeCallError, JudgeRequest
 from judgecli.refine import (
     DEFAULT_FEEDBACK_TEMPLATE,
     Attempt,
@@ -27,8 +27,8 @@ from judgecli.refine import (
 )
 from judgecli.result import CaseStatus
 from judgecli.rubric import parse_rubric
-from judgecli.stats.refine_summary import lift, summarize_refine
-from judgecli.stats.summary import Usage
+from judgecli.summary.refine import lift, summarize_refine
+from judgecli.summary.run import Usage
 from tests.conftest import POINTWISE_YAML
 from tests.scripted import ScriptedJudge
 

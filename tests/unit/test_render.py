@@ -11,7 +11,7 @@ import pytest
 from judgecli.cli import render
 from judgecli.errors import ExitCode
 from judgecli.gate import GateSpec, evaluate_gate, gate_dict
-from judgecli.stats.summary import RunSummary, Usage
+from judgecli.summary.run import RunSummary, Usage
 
 INCOMPLETE = "the judge could not grade 24 of 30 cases"
 

@@ -21,10 +21,10 @@ from typer.testing import CliRunner
 from judgecli.cli import app
 from judgecli.errors import ConfigError, DatasetError
 from judgecli.prompt import fence
-from judgecli.simulator import Fault, SimulatorConfig, SimulatorServer, serve_forever
-from judgecli.simulator_config import JudgeProfile, parse_profiles
-from judgecli.simulator_truth import TruthTable, load_truth, pooled_label
-from judgecli.simulator_verdicts import MALFORMED_CONTENT, SCHEMA_MARKER, quality, verdict_content
+from judgecli.simulator.config import JudgeProfile, parse_profiles
+from judgecli.simulator.server import Fault, SimulatorConfig, SimulatorServer, serve_forever
+from judgecli.simulator.truth import TruthTable, load_truth, pooled_label
+from judgecli.simulator.verdicts import MALFORMED_CONTENT, SCHEMA_MARKER, quality, verdict_content
 
 QUESTION = "How do vaccines train the immune system to recognise a virus?"
 GOOD_ANSWER = (

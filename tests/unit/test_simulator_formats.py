@@ -11,16 +11,16 @@ import pytest
 from pydantic import ValidationError
 
 from judgecli.errors import ConfigError
-from judgecli.simulator import SimulatorConfig, SimulatorServer
-from judgecli.simulator_config import JudgeProfile, parse_profiles, parse_server_settings
-from judgecli.simulator_formats import (
+from judgecli.simulator.config import JudgeProfile, parse_profiles, parse_server_settings
+from judgecli.simulator.formats import (
     PRESETS,
     FormatRejection,
     FormatType,
     ResponseFormats,
     parse_formats,
 )
-from judgecli.simulator_verdicts import verdict_content
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
+from judgecli.simulator.verdicts import verdict_content
 from tests.unit.simulator_requests import JSON_SCHEMA_FORMAT, SCHEMA, message_of, post, request
 
 JSON_OBJECT_WITH_SCHEMA = {"type": "json_object", "schema": SCHEMA}

@@ -9,9 +9,9 @@ import time
 import pytest
 from pydantic import ValidationError
 
-from judgecli.simulator import SimulatorConfig, SimulatorServer, StatusBin
-from judgecli.simulator_config import JudgeProfile, RecordedRequest
-from judgecli.simulator_rate import RateWindow, go_duration, status_bins
+from judgecli.simulator.config import JudgeProfile, RecordedRequest
+from judgecli.simulator.rate import RateWindow, go_duration, status_bins
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer, StatusBin
 from tests.unit.simulator_requests import JSON_SCHEMA_FORMAT, post, request
 
 RATE_HEADERS = (

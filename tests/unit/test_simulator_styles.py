@@ -11,10 +11,10 @@ import pytest
 from pydantic import ValidationError
 
 from judgecli.errors import ConfigError
-from judgecli.simulator import SimulatorConfig, SimulatorServer
-from judgecli.simulator_config import JudgeProfile, parse_profiles
-from judgecli.simulator_styles import ReplyStyle, StyledReply, style_reply
-from judgecli.simulator_verdicts import verdict_content
+from judgecli.simulator.config import JudgeProfile, parse_profiles
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
+from judgecli.simulator.styles import ReplyStyle, StyledReply, style_reply
+from judgecli.simulator.verdicts import verdict_content
 from tests.unit.simulator_requests import (
     JSON_SCHEMA_FORMAT,
     SCHEMA,

@@ -1,0 +1,13 @@
+"""The judge client: how a judge model is called, and the only package that talks to
+LiteLLM (lazily: it takes seconds to import).
+
+- `client`: JudgeRequest, JudgeReply, JudgeCallError, the JudgeClient protocol and
+  LiteLLMClient, with its retry loop
+- `provider`: LiteLLM imported offline and quiet; prices; the checks before the first call
+- `failures`: what a failed call means, and how to say it on one line
+- `breaker`: stop a run whose endpoint cannot serve it
+- `limits`, `pacing`: calls in flight, the pace per model, the hold after a 429
+- `budget`: the spending cap
+- `formats`: the response-format ladder across servers
+- `cached`: the reply cache in front of the client
+"""

@@ -1,0 +1,114 @@
+"""Before the first call: what LiteLLM can tell about each judge without the network.
+
+A missing API key, a provider LiteLLM does not know, or a budget without a price are found
+here, before a run directory is made or a request sent (exit 2 naming the fix). What only
+the endpoint can tell (a wrong key, a wrong URL, nothing listening) is the circuit
+breaker's (breaker.py), on the first call. LiteLLM comes in through judge.import_litellm,
+which keeps it offline and quiet.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import warnings
+from types import ModuleType
+
+from judgecli.config import ModelSettings, Price
+from judgecli.errors import ConfigError
+
+
+def import_litellm() -> ModuleType:
+    """Import LiteLLM offline and quiet (ECOSYSTEM.md §1.8, §1.10)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no fetch of the price map
+    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")  # no implicit .env loading
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # token_counter must not download tokenizers
+    import litellm
+
+    litellm.suppress_debug_info = True  # it otherwise print()s to stdout on every error
+    litellm.drop_params = False  # fail loudly rather than silently drop a parameter
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    # litellm.acompletion builds the provider coroutine in a thread (run_in_executor); a call
+    # cancelled meanwhile (Ctrl-C, --max-cost stop) leaves that coroutine unawaited, and
+    # Python would print a RuntimeWarning about it at exit. Nothing was sent; nothing is lost.
+    warnings.filterwarnings(
+        "ignore", message=r"coroutine '.*acompletion' was never awaited", category=RuntimeWarning
+    )
+    return litellm
+
+
+def warm_up() -> None:
+    """Import what the first call would otherwise import mid-flight: the OpenAI client loads
+    its resource modules (~1.2 s) on first use, which every call started with it waited for
+    and counted as latency.
+    """
+    importlib.import_module("openai.resources")
+
+
+def model_price(litellm: ModuleType, settings: ModelSettings) -> Price | None:
+    """The model's price: the user's --price, else LiteLLM's bundled map, else None."""
+    if settings.price is not None:
+        return settings.price
+    try:
+        info = litellm.get_model_info(settings.name)
+    except Exception:  # noqa: BLE001 - LiteLLM raises several types for "not mapped"
+        return None
+    if not info or info.get("input_cost_per_token") is None:
+        return None
+    return Price(
+        input_per_mtok=float(info["input_cost_per_token"]) * 1e6,
+        output_per_mtok=float(info.get("output_cost_per_token") or 0.0) * 1e6,
+    )
+
+
+def required_price(litellm: ModuleType, settings: ModelSettings) -> Price:
+    """The model's price, or ConfigError: a budget cannot be kept without one."""
+    price = model_price(litellm, settings)
+    if price is None:
+        raise ConfigError(
+            f"--max-cost needs a price, and LiteLLM has none for {settings.name}",
+            hint="give one with --price IN,OUT (USD per million tokens)",
+        )
+    return price
+
+
+def check_endpoints(models: list[ModelSettings], *, priced: bool) -> None:
+    """What can be checked before the first call, without the network: LiteLLM knows each
+    model's provider, the provider's API key is in the environment, and (with --max-cost,
+    `priced`) each model has a price. ConfigError (exit 2) names the fix.
+    """
+    litellm = import_litellm()
+    for settings in models:
+        try:
+            provider = litellm.get_llm_provider(settings.name, api_base=settings.api_base)[1]
+        except Exception:  # noqa: BLE001 - LiteLLM raises BadRequestError for "no provider"
+            raise ConfigError(
+                f"--model {settings.name}: LiteLLM does not know this provider",
+                hint="write the model as provider/name (e.g. openai/gpt-4o-mini, "
+                "anthropic/claude-sonnet-4-5); for an OpenAI-compatible server use "
+                "--model openai/NAME --api-base URL",
+            ) from None
+        if settings.api_key is None and settings.api_base is None:
+            check_key(litellm, settings.name, provider)
+        if priced:
+            required_price(litellm, settings)
+
+
+def check_key(litellm: ModuleType, model: str, provider: str) -> None:
+    """ConfigError when the provider's API key variable is not set. Only plain key
+    variables are checked: clouds (Bedrock, Vertex, Azure) also find credentials in files
+    and instance roles, which the environment does not show.
+    """
+    env = litellm.validate_environment(model=model)
+    missing = [str(k) for k in env.get("missing_keys") or []]
+    if env.get("keys_in_environment") or not missing:
+        return
+    if all(k.endswith("_API_KEY") for k in missing):
+        raise ConfigError(
+            f"--model {model} needs {' or '.join(missing)} in the environment",
+            hint=f"export {missing[0]}=... (or, for an OpenAI-compatible server, "
+            f"--model openai/NAME --api-base URL)",
+        )

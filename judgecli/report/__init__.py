@@ -1,0 +1,11 @@
+"""Reports: a finished run's summary (and results) rendered for people and CI systems.
+They return text; the store writes it.
+
+- `markdown`: the headline, report.md, and the terminal tables
+- `cells`: sections, number and interval formatting shared by every renderer
+- `cascade`: the tiered run's tables (--screen)
+- `html`: report.html, one self-contained page
+- `html_cases`: report.html's table of every case
+- `svg`, `charts`: the inline SVG charts
+- `junit`: results.junit.xml for CI test reporters
+"""

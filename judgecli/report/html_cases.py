@@ -1,0 +1,188 @@
+"""The cases table of report.html: one row per case, expandable to the case's text (input,
+answers, reference, context) and every judgement (model, order, verdict, reasoning, escaped
+raw reply), filtered by the page's inline script. Calibrate runs add the human labels and a
+filter for the cases where the judge disagrees with them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from judgecli.report.cells import NA, fmt, money
+from judgecli.result import CaseResult, CaseStatus, Judgement, natural_key
+from judgecli.summary.run import RunSummary
+
+MAX_ROWS = 5000
+"""Cases listed in the table (all are in results.jsonl): more make a slow page."""
+RAW_LIMIT = 2000
+"""Characters of a raw reply shown; the rest is in results.jsonl."""
+CASE_LIMIT = 2000
+"""Characters of each field of a case's text shown (an answer can be a whole document)."""
+CASE_FIELDS = {
+    "input": "input",
+    "output": "output",
+    "output_old": "OLD output",
+    "output_new": "NEW output",
+    "reference": "reference",
+    "context": "context",
+}
+"""The fields of CaseResult.case in the order a reader checks a verdict, and their labels."""
+
+
+def esc(text: object) -> str:
+    """Text or attribute value, escaped."""
+    return escape(str(text), quote=True)
+
+
+def verdict_text(r: CaseResult) -> str:
+    """The case's aggregated verdict in a word or number."""
+    if r.status is CaseStatus.FAILED:
+        return "—"
+    if r.winner is not None:
+        return r.winner.value
+    bits = [] if r.score is None else [f"{r.score:g}" if r.score.is_integer() else fmt(r.score)]
+    bits += [] if r.choice is None else [r.choice]
+    if not bits and r.consistent is not None:
+        return "dropped"
+    return " ".join(bits) or NA
+
+
+def capped(text: str, limit: int = CASE_LIMIT) -> str:
+    """The first `limit` characters, saying how many more there are."""
+    more = len(text) - limit
+    return text if more <= 0 else f"{text[:limit]}… ({more:,} more characters in results.jsonl)"
+
+
+def case_text_html(r: CaseResult) -> str:
+    """What the judge was shown (CaseResult.case), field by field, escaped and capped;
+    nothing for runs made before results held it.
+    """
+    order = [k for k in CASE_FIELDS if k in r.case] + sorted(r.case.keys() - CASE_FIELDS.keys())
+    return "".join(f'<div class="case-field"><h5>{esc(CASE_FIELDS.get(k, k))}</h5>'
+                   f"<pre>{esc(capped(r.case[k]))}</pre></div>" for k in order)  # fmt: skip
+
+
+def label_text(labels: Sequence[str | float] | None) -> str:
+    """Human labels as the table shows them: "3, 4", "pass"."""
+    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in labels or [])
+
+
+def yes_no(flag: bool | None) -> str:
+    """A filter key for an optional flag."""
+    return "" if flag is None else ("yes" if flag else "no")
+
+
+def judgement_html(j: Judgement) -> str:
+    """One judge call: who, what it cost, its verdict and reasoning, and the raw reply."""
+    facts = [j.model, *([f"order {j.order.value}"] if j.order else []),
+             f"{j.prompt_tokens:,} in / {j.completion_tokens:,} out tokens",
+             money(j.cost_usd), f"{j.latency_s:.2f} s", f"{j.attempts} attempt(s)",
+             *(["cached"] if j.cached else [])]  # fmt: skip
+    parts = [f'<p class="muted">{esc(" · ".join(facts))}</p>']
+    if (v := j.verdict) is not None:
+        # A pairwise judge names a slot; say which answer sat there in this order.
+        slots = dict(zip("AB", j.order.value.split("-"), strict=True)) if j.order else {}
+        slot = slots.get(v.winner.value) if v.winner else None
+        winner = v.winner and (f"{v.winner.value} ({slot})" if slot else v.winner.value)
+        said = [f"{k} {val:g}" if isinstance(val, float) else f"{k} {val}"
+                for k, val in (("score", v.score), ("choice", v.choice), ("winner", winner),
+                               ("confidence", v.confidence)) if val is not None]  # fmt: skip
+        said += [f"{name} {val:g}" for name, val in v.criteria.items()]
+        parts.append(f"<p><strong>{esc(', '.join(said) or 'verdict')}</strong></p>")
+        parts.append(f"<p>{esc(v.reasoning)}</p>")
+        if v.feedback:
+            parts.append(f"<p><em>{esc(v.feedback)}</em></p>")
+    if j.error:
+        parts.append(f'<p class="failed">{esc(j.error)}</p>')
+    if j.raw is not None:
+        more = len(j.raw) - RAW_LIMIT
+        cut = f"\n… {more:,} more characters in results.jsonl" if more > 0 else ""
+        parts.append(f"<pre>{esc(j.raw[:RAW_LIMIT] + cut)}</pre>")
+    return f'<div class="judgement">{"".join(parts)}</div>'
+
+
+def case_row(r: CaseResult, *, pairwise: bool, labelled: bool, columns: int) -> str:
+    """A case's tbody: a summary row, then its text and judgements behind a <details>."""
+    cost = sum(j.cost_usd for j in r.all_judgements)
+    tokens = sum(j.prompt_tokens + j.completion_tokens for j in r.all_judgements)
+    flag = yes_no(r.consistent) if pairwise else yes_no(r.passed)
+    winner = r.winner.value if r.winner is not None else "none"
+    cells = [f"<code>{esc(r.id)}</code>", f'<span class="{r.status.value}">{r.status.value}</span>',
+             esc(verdict_text(r))]  # fmt: skip
+    if labelled:
+        human = esc(label_text(r.human_labels)) or "—"
+        cells.append(f'<span class="disagrees">{human}</span>' if r.agrees is False else human)
+    cells += [flag or "—", esc(r.category or ""), f"{tokens:,}", money(cost)]
+    extra = [f'<p class="failed">{esc(r.error)}</p>'] if r.error else []
+    if r.agrees is False:
+        extra.append('<p class="disagrees">the judge disagrees with the human label</p>')
+    extra.append(case_text_html(r))
+    if r.lengths:
+        extra.append(f'<p class="muted">answer lengths: old {r.lengths.get("old", NA)}, '
+                     f'new {r.lengths.get("new", NA)} characters</p>')  # fmt: skip
+    if r.tier is not None:
+        said = "" if r.screen is None else (
+            "; the screen failed" if r.screen.status is CaseStatus.FAILED
+            else f"; the screen said {esc(verdict_text(r.screen))}"
+        )  # fmt: skip
+        extra.append(f'<p class="muted">decided by the {r.tier.value} judge{said}</p>')
+    extra += [judgement_html(j) for j in r.all_judgements]
+    n = len(r.all_judgements)
+    what = f"{n} judgement{'' if n == 1 else 's'}"
+    row = "".join(f"<td>{c}</td>" for c in cells)
+    return (
+        f'<tbody data-status="{r.status.value}" data-winner="{winner}" '
+        f'data-consistent="{yes_no(r.consistent)}" data-passed="{yes_no(r.passed)}" '
+        f'data-agrees="{yes_no(r.agrees)}"><tr class="case">{row}</tr>'
+        f'<tr class="more"><td colspan="{columns}"><details><summary>'
+        f"{'the case and ' + what if r.case else what}</summary>{''.join(extra)}</details>"
+        "</td></tr></tbody>"
+    )
+
+
+def select(key: str, label: str, options: Sequence[tuple[str, str]]) -> str:
+    """A filter on one data-* key of the case rows."""
+    opts = "".join(f'<option value="{v}">{esc(text)}</option>' for v, text in options)
+    return f'<select data-key="{key}" aria-label="{esc(label)}">{opts}</select>'
+
+
+def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
+    """Every case (up to MAX_ROWS), filterable by text, status, winner and consistency, and
+    for calibrate runs by agreement with the human labels.
+    """
+    pairwise = s.command == "pairwise" or any(r.consistent is not None for r in results)
+    labelled = s.command == "calibrate" or any(r.human_labels is not None for r in results)
+    flag = "consistent" if pairwise else "passed"
+    header = ["id", "status", "verdict", *(["human"] if labelled else []), flag, "category",
+              "tokens", "cost"]  # fmt: skip
+    filters = [
+        '<input type="search" id="case-search" placeholder="search ids, categories, case '
+        'text, reasoning, raw replies" aria-label="search cases">',
+        select("status", "status", [("", "any status"), ("ok", "ok"), ("failed", "failed")]),
+    ]
+    if pairwise:
+        filters.append(select("winner", "winner", [("", "any winner"), ("new", "NEW won"),
+                       ("old", "OLD won"), ("tie", "tie"), ("none", "no verdict")]))  # fmt: skip
+        filters.append(select("consistent", "consistency", [("", "any consistency"),
+                              ("yes", "consistent"), ("no", "position-flipped")]))  # fmt: skip
+    else:
+        filters.append(select("passed", "passed", [("", "passed or not"), ("yes", "passed"),
+                                                   ("no", "not passed")]))  # fmt: skip
+    if labelled:
+        filters.append(select("agrees", "agreement with the humans", [
+            ("", "agrees or not"), ("yes", "agrees with the humans"),
+            ("no", "disagrees with the humans")]))  # fmt: skip
+    # results.jsonl is in the order cases finished; people look cases up by id.
+    shown = sorted(results, key=lambda r: natural_key(r.id))[:MAX_ROWS]
+    note = (f'<p class="note">Showing the first {len(shown):,} of {len(results):,} cases; '
+            "every case is in results.jsonl.</p>") if len(results) > len(shown) else ""  # fmt: skip
+    head = "".join(f"<th>{h}</th>" for h in header)
+    body = "".join(case_row(r, pairwise=pairwise, labelled=labelled, columns=len(header))
+                   for r in shown)  # fmt: skip
+    return (
+        f"<section><h2>Cases ({len(results):,})</h2>{note}"
+        f'<div class="filters" id="case-filters" hidden>{"".join(filters)}'
+        '<span id="case-count" class="muted"></span></div>'
+        f'<table id="cases"><thead><tr>{head}</tr></thead>{body}</table></section>'
+    )

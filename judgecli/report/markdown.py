@@ -1,0 +1,387 @@
+"""Reports: RunSummary → report.md text and rich tables. Returns text and renderables;
+writes nothing, prints nothing.
+
+Both renderings are built from the same `Section`s, so the terminal and the CI page never
+disagree about a number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+
+from judgecli.report.cascade import cascade_sections
+from judgecli.report.cells import (
+    NA,
+    Section,
+    count_of,
+    fmt,
+    fmt_ci,
+    fmt_pct,
+    group_ci,
+    money,
+    rich_table,
+)
+from judgecli.stats.intervals import Interval
+from judgecli.summary.compare import Delta
+from judgecli.summary.run import RunSummary
+
+
+def title_of(s: RunSummary) -> str:
+    """The report's title: command, rubric and its version."""
+    return f"judge {s.command}: {s.rubric} (v{s.rubric_version})"
+
+
+def headline(s: RunSummary) -> str:
+    """One line: the verdict a CI page shows first. A run the judge could not finish says
+    INCOMPLETE instead of PASS or FAIL: its numbers, if any, describe only what was graded.
+    """
+    line = numbers_line(s)
+    if s.incomplete is not None:
+        graded = f" On the {count_of(s.n_ok, 'case')} graded: {line}." if s.n_ok else ""
+        return f"INCOMPLETE — {s.incomplete}; no verdict.{graded}"
+    gate = s.gate
+    if gate is None:
+        return line
+    word = "PASS" if gate["passed"] else "FAIL"
+    checks = "; ".join(
+        f"{c['metric']} {'≥' if c['minimum'] else '≤'} {c['threshold']:g} "
+        f"({c['on']}: {fmt(c['value'], 3)} {'ok' if c['passed'] else 'not met'})"
+        for c in gate["checks"]
+    )
+    return f"{word} — {line}. Gate: {checks}."
+
+
+def pairwise_line(s: RunSummary) -> str:
+    """The win rate and the tally, or why there is no win rate."""
+    if s.win_rate is None:
+        why = "no case was graded" if not s.n_ok else "every graded case was dropped"
+        return f"NEW vs OLD: no win rate ({why})"
+    tally = ", ".join([count_of(s.wins, "win"), count_of(s.losses, "loss", "losses"),
+                       count_of(s.ties, "tie")])  # fmt: skip
+    return (
+        f"NEW vs OLD: win rate {fmt_pct(s.win_rate)} {fmt_ci(s.win_rate_ci, pct=True)} "
+        f"(ties count half; {tally})"
+    )
+
+
+def numbers_line(s: RunSummary) -> str:
+    """The run's headline numbers, without the gate's verdict."""
+    if s.command == "calibrate":
+        kappa = "weighted κ" if s.weighted_kappa is not None else "κ"
+        value = s.weighted_kappa if s.weighted_kappa is not None else s.cohen_kappa
+        ci = s.weighted_kappa_ci if s.weighted_kappa is not None else s.cohen_kappa_ci
+        if s.accuracy is None:  # scores off the whole points (means of raters): correlations
+            extra = s.model_extra or {}
+            rho, r = fmt(extra.get("spearman")), fmt(extra.get("pearson"))
+            line = f"judge vs human on {s.n_labels} labels: Spearman ρ {rho}, Pearson r {r}"
+        else:
+            line = (
+                f"judge vs human on {s.n_labels} labels: accuracy {fmt_pct(s.accuracy)} "
+                f"{fmt_ci(s.accuracy_ci, pct=True)}, {kappa} {fmt(value)} {fmt_ci(ci)}"
+            )
+    elif s.command == "pairwise":
+        line = pairwise_line(s)
+    elif s.command == "refine":
+        x = s.model_extra or {}
+        final_ci = fmt_ci(ci_of(x, "pass_rate_final_ci"), pct=True)
+        line = (
+            f"pass rate {fmt_pct(x.get('pass_rate_first'))} at the first answer → "
+            f"{fmt_pct(x.get('pass_rate_final'))} {final_ci} at the end; "
+            f"{fmt(x.get('mean_attempts'))} regenerations per case; lift "
+            f"{fmt(x.get('lift'))} {fmt_ci(ci_of(x, 'lift_ci'))}"
+        )
+    else:
+        parts = [f"{s.n_ok} of {s.n_cases} cases graded"]
+        if s.mean is not None:
+            # No interval (one case, or every score equal) is left out, not shown as "n/a".
+            interval = fmt_ci(s.mean_ci)
+            parts.append(f"mean {fmt(s.mean)}" + ("" if interval == NA else f" {interval}"))
+        if s.pass_rate is not None:
+            parts.append(f"pass rate {fmt_pct(s.pass_rate)} {fmt_ci(s.pass_rate_ci, pct=True)}")
+        line = ", ".join(parts)
+    return line
+
+
+def gate_note(s: RunSummary) -> str | None:
+    """The point estimate passes but the interval does not: say what it would take."""
+    if s.gate is None or s.gate.get("cases_needed") is None:
+        return None
+    return (
+        f"The point estimate clears the bar but the 95% interval does not: at the observed win "
+        f"rate, about {s.gate['cases_needed']} cases in all (now {s.wins or 0} + "
+        f"{s.losses or 0} + {s.ties or 0}) would put the lower bound above it."
+    )
+
+
+def score_sections(s: RunSummary) -> list[Section]:
+    """The tables of a `score` run."""
+    rows = [("cases", f"{s.n_ok} ok / {s.n_failed} failed of {s.n_cases}", "")]
+    if s.mean is not None:
+        rows.append(("mean score", fmt(s.mean), fmt_ci(s.mean_ci)))
+    rows += [(f"  {name}", fmt(c.mean), fmt_ci(c.mean_ci)) for name, c in s.criteria.items()]
+    if s.pass_rate is not None:
+        rows.append(("pass rate", fmt_pct(s.pass_rate), fmt_ci(s.pass_rate_ci, pct=True)))
+    rows += [(f"choice {choice}", str(n), "") for choice, n in (s.choices or {}).items()]
+    sections = [Section("result", ["measure", "value", "95% CI"], rows)]
+    if s.distribution:
+        top = max(s.distribution.values()) or 1
+        sections.append(Section("score distribution", ["score", "cases", ""], [
+            (k, str(v), "█" * round(20 * v / top)) for k, v in s.distribution.items()
+        ]))  # fmt: skip
+    if s.by_category:
+        header = ["category", "n", "mean", "95% CI", "pass rate", "95% CI"]
+        sections.append(Section("by category", header, [
+            (name, str(c.n), fmt(c.mean), group_ci(c.mean_ci, c.n), fmt_pct(c.pass_rate),
+             group_ci(c.pass_rate_ci, c.n, pct=True))
+            for name, c in s.by_category.items()
+        ]))  # fmt: skip
+    return sections
+
+
+def ci_of(extra: dict[str, Any], key: str) -> Interval | None:
+    """An interval stored among a summary's extra keys (a list once read back from JSON)."""
+    value = extra.get(key)
+    return (value[0], value[1]) if value else None
+
+
+def refine_sections(s: RunSummary) -> list[Section]:
+    """The tables of a `refine` run: first vs final, the lift, attempts, cost, stragglers."""
+    x = s.model_extra or {}
+    first_ci, final_ci = ci_of(x, "pass_rate_first_ci"), ci_of(x, "pass_rate_final_ci")
+    rows = [
+        ("cases", f"{s.n_ok} ok / {s.n_failed} failed of {s.n_cases}", ""),
+        ("generator", str(x.get("generator")), ""),
+        ("pass rate, first answer", fmt_pct(x.get("pass_rate_first")), fmt_ci(first_ci, pct=True)),
+        ("pass rate, final answer", fmt_pct(x.get("pass_rate_final")), fmt_ci(final_ci, pct=True)),
+        ("mean score, first → final", f"{fmt(x.get('mean_first'))} → {fmt(x.get('mean_final'))}",
+         ""),
+        ("lift (final − first)", fmt(x.get("lift")), fmt_ci(ci_of(x, "lift_ci"))),
+        ("  paired t interval", "", fmt_ci(ci_of(x, "lift_ci_t"))),
+        ("regenerations per case", fmt(x.get("mean_attempts")), ""),
+        ("passed / exhausted", f"{x.get('n_passed')} / {x.get('n_exhausted')}", ""),
+        ("cost: generation / judging",
+         f"{money(x.get('cost_generation_usd', 0.0))} / {money(x.get('cost_judging_usd', 0.0))}",
+         ""),
+    ]  # fmt: skip
+    sections = [Section("refine", ["measure", "value", "95% CI"], rows)]
+    per_attempt = [
+        (k, str(a["n"]), fmt(a.get("mean")), fmt_pct(a.get("pass_rate")),
+         " ".join(f"{score}:{n}" for score, n in (a.get("distribution") or {}).items()))
+        for k, a in (x.get("by_attempt") or {}).items()
+    ]  # fmt: skip
+    if per_attempt:
+        header = ["attempt", "cases", "mean", "pass rate", "distribution"]
+        sections.append(Section("scores per attempt (0 = the case's own output)", header,
+                                per_attempt))  # fmt: skip
+    if never := x.get("never_passed"):
+        sections.append(Section(f"never passed ({x.get('n_exhausted')})", ["id"],
+                                [(i,) for i in never]))  # fmt: skip
+    return sections
+
+
+def pairwise_sections(s: RunSummary) -> list[Section]:
+    """The tables of a `pairwise` run."""
+    rows = [
+        ("cases", f"{s.n_ok} ok / {s.n_failed} failed of {s.n_cases}", ""),
+        ("win rate of NEW (ties ½)", fmt_pct(s.win_rate), fmt_ci(s.win_rate_ci, pct=True)),
+        ("  Wilson interval", "", fmt_ci(s.win_rate_ci_wilson, pct=True)),
+        ("win rate without ties", fmt_pct(s.win_rate_no_ties), ""),
+        ("wins / losses / ties", f"{s.wins} / {s.losses} / {s.ties}", ""),
+        ("loss rate", fmt_pct(s.loss_rate), fmt_ci(s.loss_rate_ci, pct=True)),
+    ]
+    if s.dropped:
+        rows.append(("dropped (inconsistent)", str(s.dropped), ""))
+    length = s.length
+    bias = [
+        ("flip (both orders)", "yes" if s.flip else "NO — position bias not removed"),
+        ("position consistency", fmt_pct(s.consistency)),
+        ("first-position (A) preference", fmt_pct(s.first_position_rate)),
+    ]
+    if length is not None:
+        bias += [
+            ("longer answer wins", fmt_pct(length.longer_wins_rate)),
+            ("mean length winner / loser", f"{fmt(length.mean_length_winner, 0)} / "
+             f"{fmt(length.mean_length_loser, 0)} chars"),
+            ("mean length old / new", f"{fmt(length.mean_length_old, 0)} / "
+             f"{fmt(length.mean_length_new, 0)} chars"),
+        ]  # fmt: skip
+    sections = [
+        Section("result", ["measure", "value", "95% CI"], rows),
+        Section("judge biases", ["measure", "value"], bias),
+    ]
+    if s.by_category:
+        sections.append(Section("by category", ["category", "n", "win rate", "95% CI", "W/L/T"], [
+            (name, str(c.n), fmt_pct(c.win_rate), group_ci(c.win_rate_ci, c.n, pct=True),
+             f"{c.wins}/{c.losses}/{c.ties}")
+            for name, c in s.by_category.items()
+        ]))  # fmt: skip
+    if s.judges:
+        sections.append(Section("judges", ["judge", "win rate", "95% CI", "W/L/T", "consistency",
+                                           "A preference"], [
+            (m, fmt_pct(j.win_rate), fmt_ci(j.win_rate_ci, pct=True),
+             f"{j.wins}/{j.losses}/{j.ties}", fmt_pct(j.consistency),
+             fmt_pct(j.first_position_rate))
+            for m, j in s.judges.items()
+        ]))  # fmt: skip
+    if s.inter_judge is not None:
+        agree = [
+            ("Fleiss' κ", fmt(s.inter_judge.fleiss_kappa)),
+            ("mean pairwise agreement", fmt_pct(s.inter_judge.percent_agreement)),
+        ]
+        agree += [(f"Cohen's κ {pair}", fmt(k)) for pair, k in s.inter_judge.cohen_kappa.items()]
+        sections.append(Section("inter-judge agreement", ["measure", "value"], agree))
+    return sections
+
+
+CALIBRATE_MEASURES = [
+    ("accuracy", "accuracy (exact)", True),
+    ("within_one", "within ±1", True),
+    ("agreement_with_ties", "agreement with ties", True),
+    ("agreement_without_ties", "agreement without ties", True),
+    ("cohen_kappa", "Cohen's κ", False),
+    ("weighted_kappa", "quadratic-weighted κ", False),
+    ("krippendorff_alpha", "Krippendorff's α", False),
+    ("spearman", "Spearman ρ", False),
+    ("kendall", "Kendall τ-b", False),
+    ("pearson", "Pearson r", False),
+    ("macro_f1", "macro F1", False),
+]
+
+
+def calibrate_sections(s: RunSummary) -> list[Section]:
+    """The tables of a `calibrate` run: judge–human beside human–human, confusion matrix,
+    per class, calibration of stated confidence, per-order accuracy.
+    """
+    extra = s.model_extra or {}
+    hh = extra.get("human_human") or {}
+    jm = extra.get("judge_vs_majority") or {}
+    header = ["measure", "judge–human", "95% CI"] + (
+        ["human–human", "judge–majority"] if hh else []
+    )
+    rows = []
+    for key, name, pct in CALIBRATE_MEASURES:
+        value = getattr(s, key, None)  # a field, or one of the summary's extra keys
+        if value is None and key not in extra:
+            continue
+        show = fmt_pct if pct else fmt
+        row = [name, show(value), fmt_ci(getattr(s, f"{key}_ci", None), pct=pct)]
+        if hh:
+            row += [show(hh.get(key)), show(jm.get(key))]
+        rows.append(tuple(row))
+    rows.insert(0, ("labels (pairs)", str(s.n_labels), "", *(
+        [str(hh.get("n_labels")), str(jm.get("n_labels"))] if hh else [])))  # fmt: skip
+    out = [Section("agreement", header, rows)]
+    if confusion := extra.get("confusion"):
+        labels = confusion["labels"]
+        matrix = zip(labels, confusion["matrix"], strict=True)
+        out.append(Section("confusion (rows: human, columns: judge)", ["human \\ judge", *labels],
+                           [(label, *(str(n) for n in row)) for label, row in matrix]))  # fmt: skip
+    if per_class := extra.get("per_class"):
+        out.append(Section("per class", ["label", "precision", "recall", "F1", "support"], [
+            (label, fmt(c["precision"]), fmt(c["recall"]), fmt(c["f1"]), str(c["support"]))
+            for label, c in per_class.items()
+        ]))  # fmt: skip
+    if "ece" in extra:
+        out.append(Section("calibration of stated confidence", ["measure", "value"], [
+            ("expected calibration error (equal width)", fmt(extra["ece"], 3)),
+            ("expected calibration error (equal mass)", fmt(extra["ece_equal_mass"], 3)),
+            ("Brier score", fmt(extra["brier"], 3)),
+            ("judgements with a confidence", str(extra["n_confidence"])),
+        ]))  # fmt: skip
+        out.append(Section("reliability", ["bin", "mean confidence", "accuracy", "count"], [
+            (f"{b['low']:.2f}–{b['high']:.2f}", fmt(b["mean_confidence"]), fmt(b["accuracy"]),
+             str(b["count"]))
+            for b in extra["reliability"]
+        ]))  # fmt: skip
+    if by_order := extra.get("by_order"):
+        out.append(Section("accuracy by order", ["judge", "old-new", "new-old", "mean"], [
+            (m, fmt_pct(o.get("old-new")), fmt_pct(o.get("new-old")), fmt_pct(o.get("mean")))
+            for m, o in by_order.items()
+        ]))  # fmt: skip
+    return out
+
+
+def common_sections(s: RunSummary) -> list[Section]:
+    """Usage and failures: every run has them."""
+    u = s.usage
+    sections = [Section("usage", ["measure", "value"], [
+        ("calls", f"{u.calls} ({u.retries} retries, {u.cached} cached)"),
+        ("tokens", f"{u.prompt_tokens:,} in / {u.completion_tokens:,} out"),
+        ("cost", money(u.cost_usd)),
+        ("latency p50 / p95", "n/a (no uncached call)" if u.latency_p50_s is None
+         else f"{fmt(u.latency_p50_s)} s / {fmt(u.latency_p95_s)} s"),
+    ])]  # fmt: skip
+    if s.failures:
+        sections.append(Section(f"failed cases ({s.n_failed})", ["id", "error"],
+                                [(f.id, f.error[:200]) for f in s.failures]))  # fmt: skip
+    return sections
+
+
+def sections(s: RunSummary) -> list[Section]:
+    """Every table of the report, in order."""
+    if s.command == "calibrate":
+        body = calibrate_sections(s)
+    elif s.command == "pairwise":
+        body = pairwise_sections(s)
+    elif s.command == "refine":
+        body = refine_sections(s)
+    else:
+        body = score_sections(s)
+    return body + cascade_sections(s) + common_sections(s)
+
+
+def md_table(header: list[str], rows: Sequence[tuple[str, ...]]) -> str:
+    """A GitHub-flavoured markdown table; pipes in cells are escaped."""
+    esc = [[cell.replace("|", "\\|").replace("\n", " ") for cell in row] for row in rows]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in esc]
+    return "\n".join(lines)
+
+
+def render_markdown(s: RunSummary) -> str:
+    """report.md: the headline first, then the tables a CI page shows."""
+    parts = [
+        f"# {title_of(s)}",
+        f"**{headline(s)}**",
+        f"Judges: {', '.join(f'`{m}`' for m in s.models)} · rubric `{s.rubric_hash}`",
+    ]
+    if note := gate_note(s):
+        parts.append(f"> {note}")
+    parts += [
+        f"## {sec.title.capitalize()}\n\n{md_table(sec.header, sec.rows)}" for sec in sections(s)
+    ]
+    if s.warnings:
+        parts.append("## Warnings\n\n" + "\n".join(f"- {w}" for w in s.warnings))
+    return "\n\n".join(parts) + "\n"
+
+
+def terminal_tables(s: RunSummary) -> list[Table]:
+    """The tables printed to stderr at the end of a run, laid out for 80 columns."""
+    return [rich_table(sec) for sec in sections(s)]
+
+
+def compare_section(deltas: Sequence[Delta], name_a: str, name_b: str) -> Section:
+    """Run A → run B: each metric in A, then in B, the paired change B − A and its 95%
+    interval. Rates are percentages, as in every other report; their change is in points.
+    """
+    rows = []
+    for d in deltas:
+        if d.rate:
+            change = "n/a" if d.delta is None else f"{100 * d.delta:+.1f} pts"
+            lo, hi = d.ci
+            ci = "n/a" if lo is None or hi is None else f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pts"
+            rows.append((d.metric, fmt_pct(d.a), fmt_pct(d.b), change, ci, str(d.n_paired)))
+        else:
+            change = "n/a" if d.delta is None else f"{d.delta:+.3f}"
+            rows.append((d.metric, fmt(d.a, 3), fmt(d.b, 3), change, fmt_ci(d.ci),
+                         str(d.n_paired)))  # fmt: skip
+    return Section(f"A → B: {name_a} → {name_b} (paired on case id)",
+                   ["metric", "A", "B", "B − A", "95% CI", "paired cases"], rows)  # fmt: skip
+
+
+def compare_table(deltas: Sequence[Delta], name_a: str, name_b: str) -> Table:
+    """The run comparison as a terminal table (A's column first, as in the title)."""
+    return rich_table(compare_section(deltas, name_a, name_b))

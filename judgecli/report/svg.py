@@ -1,0 +1,340 @@
+"""SVG charts for report.html: pure functions from numbers to one `<svg>` string.
+
+The charts are inlined in HTML, so they carry no xmlns and reference nothing outside
+themselves. Colours are CSS classes styled by `CHART_CSS` through variables, so one chart
+reads in the page's light and dark themes alike. Output is deterministic: coordinates are
+rounded to two decimals, and there are no ids, clocks or random numbers. All text is
+escaped. Forest plots, stacked bars, heat maps, reliability diagrams and scatters are in
+`charts`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from xml.sax.saxutils import escape, quoteattr
+
+WIDTH = 560
+ROW = 26
+"""Height of one row of a horizontal bar chart or forest plot."""
+BAR = 16
+TOP = 22
+"""Room above the first row (for the reference line's label)."""
+AXIS = 26
+"""Room below the plot for tick labels."""
+CHAR = 7.0
+"""Average width of a 12px sans-serif character (generous): how much room a label needs."""
+LABEL_CHARS = 32
+
+Attr = str | float | None
+Format = Callable[[float], str]
+
+# Light palette by default; dark only on screens that ask for it, so print stays light.
+CHART_CSS = """
+:root{--bg:#fff;--fg:#1f2328;--muted:#59636e;--grid:#d8dee4;--panel:#f6f8fa;
+--accent:#0969da;--new:#0072b2;--old:#d55e00;--tie:#8c959f;--good:#1a7f37;--bad:#cf222e;
+--warn:#9a6700;--ref:#8250df;--heat:#0969da;--heat-ink:#fff}
+@media screen and (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;
+--muted:#9198a1;--grid:#30363d;--panel:#161b22;--accent:#4493f8;--new:#56b4e9;
+--old:#e69f00;--tie:#6e7681;--good:#3fb950;--bad:#f85149;--warn:#d29922;--ref:#bc8cff;
+--heat:#4493f8;--heat-ink:#0d1117}}
+svg.chart{max-width:100%;height:auto;font:12px system-ui,sans-serif;display:block}
+.chart text{fill:var(--fg)}
+.chart text.muted{fill:var(--muted)}
+.chart .grid{stroke:var(--grid)}
+.chart .axis{stroke:var(--muted)}
+.chart .bar{fill:var(--accent);fill-opacity:.8}
+.reliability .bar{stroke:var(--panel)}
+.chart .ci{stroke:var(--fg);stroke-width:1.5}
+.chart .ref{stroke:var(--ref);stroke-width:1.5;stroke-dasharray:5 3;fill:none}
+.chart text.ref-label{fill:var(--ref)}
+.chart .point,.chart .key{fill:var(--accent);stroke:var(--bg);stroke-width:1.5}
+.chart .above{fill:var(--good)}
+.chart .below{fill:var(--bad)}
+.chart .straddles{fill:var(--warn)}
+.chart .few{fill:var(--tie)}
+.chart .new{fill:var(--new)}
+.chart .old{fill:var(--old)}
+.chart .tie{fill:var(--tie)}
+.chart .dot{fill-opacity:.75}
+.chart .cell{fill:var(--heat);stroke:var(--grid)}
+.chart .cell.diagonal{stroke:var(--fg)}
+.chart text.ink{fill:var(--heat-ink)}
+"""
+
+
+def num(value: float) -> str:
+    """A coordinate: at most two decimals, no trailing zeros, no negative zero."""
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def el(tag: str, text: str | None = None, /, *, inner: str = "", **attrs: Attr) -> str:
+    """One element. `class_` is `class`, `text_anchor` is `text-anchor`; text is escaped,
+    `inner` is markup built by these functions; None attributes are left out.
+    """
+    parts = "".join(
+        f" {name.rstrip('_').replace('_', '-')}="
+        + quoteattr(value if isinstance(value, str) else num(value))
+        for name, value in attrs.items()
+        if value is not None
+    )
+    content = escape(text) if text is not None else inner
+    return f"<{tag}{parts}>{content}</{tag}>" if content else f"<{tag}{parts}/>"
+
+
+def svg(width: float, height: float, title: str, body: Sequence[str], *, kind: str) -> str:
+    """The outer element: scales to its container, titled for screen readers."""
+    return (
+        f'<svg class="chart {kind}" viewBox="0 0 {num(width)} {num(height)}" '
+        f'width="{num(width)}" height="{num(height)}" role="img" aria-label={quoteattr(title)}>'
+        + el("title", title)
+        + "".join(body)
+        + "</svg>"
+    )
+
+
+def shorten(label: str, limit: int = LABEL_CHARS) -> str:
+    """A label cut to fit beside a chart (the full text is in the element's tooltip)."""
+    return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+def room(texts: Sequence[str], limit: int = LABEL_CHARS) -> float:
+    """Pixels the longest (shortened) text needs."""
+    return CHAR * max((len(shorten(t, limit)) for t in texts), default=0) + 12
+
+
+def general(value: float) -> str:
+    """A tick label: the shortest exact-looking form."""
+    return f"{value:g}"
+
+
+def percent(value: float) -> str:
+    """A tick label for a share."""
+    return f"{value:.0%}"
+
+
+@dataclass(frozen=True)
+class Scale:
+    """A linear map from a data domain onto pixels; values outside it are clamped."""
+
+    lo: float
+    hi: float
+    start: float
+    end: float
+
+    def __call__(self, value: float) -> float:
+        """The pixel position of a value."""
+        span = self.hi - self.lo
+        t = 0.0 if span == 0 else (min(max(value, self.lo), self.hi) - self.lo) / span
+        return self.start + t * (self.end - self.start)
+
+
+def ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """Round tick values (steps of 1, 2, 2.5 or 5 times a power of ten) covering lo..hi."""
+    if not hi > lo:
+        return [lo]
+    raw = (hi - lo) / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw * (1 - 1e-9))
+    first = math.ceil(lo / step - 1e-9)
+    return [round(k * step, 10) for k in range(first, math.floor(hi / step + 1e-9) + 1)]
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One bar (or forest-plot row): a value, an optional 95% interval, and its label."""
+
+    label: str
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    text: str | None = None
+    """What to print beside it (e.g. "76.7% [65.0%, 88.3%]"); default: the value."""
+    too_few: bool = False
+    """A group too small to tell anything (stats.intervals.TOO_FEW): drawn, never coloured
+    as above or below a reference."""
+
+    @property
+    def shown(self) -> str:
+        """The value label."""
+        if self.text is not None:
+            return self.text
+        return "n/a" if self.value is None else f"{self.value:g}"
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """The interval when both ends are known."""
+        return None if self.low is None or self.high is None else (self.low, self.high)
+
+
+def domain_of(bars: Sequence[Bar], domain: tuple[float, float] | None) -> tuple[float, float]:
+    """The given domain, else 0 up to the largest value or interval end (at least 1)."""
+    if domain is not None:
+        return domain
+    tops = [v for b in bars for v in (b.value, b.high) if v is not None]
+    return 0.0, max([*tops, 1.0])
+
+
+def whisker_h(scale: Scale, low: float, high: float, y: float) -> list[str]:
+    """A horizontal interval with end caps."""
+    x1, x2 = scale(low), scale(high)
+    return [
+        el("line", class_="ci", x1=x1, x2=x2, y1=y, y2=y),
+        el("line", class_="ci", x1=x1, x2=x1, y1=y - 5, y2=y + 5),
+        el("line", class_="ci", x1=x2, x2=x2, y1=y - 5, y2=y + 5),
+    ]
+
+
+def whisker_v(scale: Scale, low: float, high: float, x: float) -> list[str]:
+    """A vertical interval with end caps."""
+    y1, y2 = scale(low), scale(high)
+    return [
+        el("line", class_="ci", x1=x, x2=x, y1=y1, y2=y2),
+        el("line", class_="ci", x1=x - 5, x2=x + 5, y1=y1, y2=y1),
+        el("line", class_="ci", x1=x - 5, x2=x + 5, y1=y2, y2=y2),
+    ]
+
+
+Mark = Callable[[Scale, Bar, float], list[str]]
+
+
+def row_chart(
+    rows: Sequence[Bar],
+    *,
+    title: str,
+    domain: tuple[float, float],
+    mark: Mark,
+    kind: str,
+    reference: float | None,
+    reference_label: str | None,
+    tick_format: Format,
+    footer: Callable[[float], list[str]] | None = None,
+    footer_height: float = 0.0,
+) -> str:
+    """Rows of label | plot | value text, a value axis below, an optional reference line:
+    the frame shared by horizontal bars and forest plots; `mark` draws each row's data.
+    `footer(top)` draws what goes under the axis (a legend) in `footer_height` pixels.
+    """
+    left = room([r.label for r in rows])
+    right = WIDTH - room([r.shown for r in rows], limit=40)
+    scale = Scale(domain[0], domain[1], left, right - 8)
+    bottom = TOP + ROW * len(rows)
+    parts = []
+    for t in ticks(*domain):
+        x = scale(t)
+        parts.append(el("line", class_="grid", x1=x, x2=x, y1=TOP - 4, y2=bottom))
+        parts.append(el("text", tick_format(t), x=x, y=bottom + 16, text_anchor="middle",
+                        class_="muted"))  # fmt: skip
+    for i, row in enumerate(rows):
+        mid = TOP + ROW * i + ROW / 2
+        label = el("title", row.label) + escape(shorten(row.label))
+        parts.append(el("text", x=left - 8, y=mid + 4, text_anchor="end", inner=label))
+        parts += mark(scale, row, mid)
+        parts.append(el("text", row.shown, x=right, y=mid + 4, class_="value"))
+    if reference is not None:
+        x = scale(reference)
+        parts.append(el("line", class_="ref", x1=x, x2=x, y1=TOP - 6, y2=bottom))
+        if reference_label:
+            parts.append(el("text", reference_label, x=x, y=TOP - 9, text_anchor="middle",
+                            class_="ref-label"))  # fmt: skip
+    if footer is not None:
+        parts += footer(bottom + AXIS)
+    return svg(WIDTH, bottom + AXIS + footer_height, title, parts, kind=kind)
+
+
+def bar_chart(
+    bars: Sequence[Bar],
+    *,
+    title: str,
+    domain: tuple[float, float] | None = None,
+    reference: float | None = None,
+    reference_label: str | None = None,
+    tick_format: Format = general,
+    vertical: bool = False,
+) -> str:
+    """Bars from the domain's low end to each value, with a whisker where an interval is
+    given, the value text beside (horizontal) or above (vertical) each bar.
+    """
+    lo_hi = domain_of(bars, domain)
+    if vertical:
+        return column_chart(bars, title=title, domain=lo_hi, reference=reference,
+                            reference_label=reference_label, tick_format=tick_format)  # fmt: skip
+
+    def mark(scale: Scale, bar: Bar, mid: float) -> list[str]:
+        out = []
+        if bar.value is not None:
+            x0, x1 = scale(lo_hi[0]), scale(bar.value)
+            tip = el("title", f"{bar.label}: {bar.shown}")
+            out.append(el("rect", class_="bar", x=x0, y=mid - BAR / 2, width=x1 - x0,
+                          height=BAR, inner=tip))  # fmt: skip
+        if bar.interval:
+            out += whisker_h(scale, *bar.interval, mid)
+        return out
+
+    return row_chart(bars, title=title, domain=lo_hi, mark=mark, kind="bars",
+                     reference=reference, reference_label=reference_label,
+                     tick_format=tick_format)  # fmt: skip
+
+
+COLUMN_HEIGHT = 180
+"""Height of the plot area of a vertical bar chart."""
+
+
+def column_chart(
+    bars: Sequence[Bar],
+    *,
+    title: str,
+    domain: tuple[float, float],
+    reference: float | None,
+    reference_label: str | None,
+    tick_format: Format,
+    gap: float = 0.3,
+    kind: str = "columns",
+) -> str:
+    """Vertical bars: categories left to right, values upwards, value text above each."""
+    left = room([tick_format(t) for t in ticks(*domain)], limit=12) + 4
+    top, bottom = TOP, TOP + COLUMN_HEIGHT
+    scale = Scale(domain[0], domain[1], bottom, top)
+    slot = (WIDTH - left - 8) / max(len(bars), 1)
+    limit = max(3, int(slot / CHAR))
+    parts = []
+    for t in ticks(*domain):
+        y = scale(t)
+        parts.append(el("line", class_="grid", x1=left, x2=WIDTH - 8, y1=y, y2=y))
+        parts.append(el("text", tick_format(t), x=left - 6, y=y + 4, text_anchor="end",
+                        class_="muted"))  # fmt: skip
+    for i, bar in enumerate(bars):
+        x, mid = left + slot * i + slot * gap / 2, left + slot * (i + 0.5)
+        label = el("title", bar.label) + escape(shorten(bar.label, limit))
+        parts.append(el("text", x=mid, y=bottom + 16, text_anchor="middle", inner=label))
+        if bar.value is None:
+            continue
+        y = scale(bar.value)
+        tip = el("title", f"{bar.label}: {bar.shown}")
+        parts.append(el("rect", class_="bar", x=x, y=y, width=slot * (1 - gap),
+                        height=bottom - y, inner=tip))  # fmt: skip
+        above = y
+        if bar.interval:
+            parts += whisker_v(scale, *bar.interval, mid)
+            above = min(y, scale(bar.interval[1]))
+        parts.append(el("text", bar.shown, x=mid, y=above - 5, text_anchor="middle",
+                        class_="value"))  # fmt: skip
+    parts.append(el("line", class_="axis", x1=left, x2=WIDTH - 8, y1=bottom, y2=bottom))
+    if reference is not None:
+        y = scale(reference)
+        parts.append(el("line", class_="ref", x1=left, x2=WIDTH - 8, y1=y, y2=y))
+        if reference_label:
+            parts.append(el("text", reference_label, x=WIDTH - 8, y=y - 4, text_anchor="end",
+                            class_="ref-label"))  # fmt: skip
+    return svg(WIDTH, bottom + AXIS, title, parts, kind=kind)
+
+
+def histogram(counts: Mapping[str, int], *, title: str) -> str:
+    """Counts per bin (bins in the given order), the count above each column."""
+    bars = [Bar(label, float(n), text=str(n)) for label, n in counts.items()]
+    top = max(counts.values(), default=0)
+    return column_chart(bars, title=title, domain=(0.0, float(max(top, 1))), reference=None,
+                        reference_label=None, tick_format=general, gap=0.08,
+                        kind="histogram")  # fmt: skip

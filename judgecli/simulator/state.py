@@ -1,0 +1,150 @@
+"""The simulator's state: the script, the rate window, the seeded faults and the record of
+requests, shared by the server's handlers (its event loop thread) and the tests (theirs).
+
+`ServerState.plan` decides how each request is answered when it arrives: the script first,
+then the rate limit, then a refused ``response_format``, then the seeded faults.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import itertools
+import json
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from judgecli.simulator.config import Fault, JudgeSettings, RecordedRequest, SimulatorConfig
+from judgecli.simulator.rate import RateWindow
+from judgecli.simulator.truth import load_truth
+from judgecli.simulator.verdicts import MALFORMED_CONTENT
+from judgecli.simulator.wire import error_body
+
+DROPPED = 0
+"""The status of an `Action` that closes the connection without a reply."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """How to answer one request.
+
+    ``status`` is 200 for a reply (``content=None``: compute the verdict; ``truncated``:
+    send the first half of its body), `DROPPED` to close the connection, or the error
+    status to send with ``body`` and ``retry_after``. ``fault`` is what the draw chose.
+    """
+
+    status: int = 200
+    content: str | None = None
+    body: str | None = None
+    retry_after: float | None = None
+    truncated: bool = False
+    fault: Fault | None = None
+
+
+class ServerState:
+    """Script, rate window and records shared by the handlers (loop thread) and tests."""
+
+    def __init__(self, config: SimulatorConfig) -> None:
+        self.config = config
+        # Read before listening, so a bad truth file fails start() with its file:line.
+        self.truth = (
+            None if config.truth_file is None else load_truth(config.truth_file, config.truth_field)
+        )
+        self.lock = threading.Lock()
+        self.script: collections.deque[Action] = collections.deque()
+        self.records: list[RecordedRequest] = []
+        self.rate = RateWindow(
+            config.rpm, config.rate_limit_window_s, prefill=config.rate_limit_prefill
+        )
+        self.started = time.monotonic()
+        self.attempts: collections.Counter[str] = collections.Counter()
+        random_429 = error_body(429, "simulated rate limit: a random share of requests")
+        wait = config.rate_limit_retry_after_s
+        self.fault_actions = {
+            Fault.DROP: Action(DROPPED, fault=Fault.DROP),
+            Fault.ERROR: Action(500, body=error_body(500), fault=Fault.ERROR),
+            Fault.MALFORMED: Action(content=MALFORMED_CONTENT, fault=Fault.MALFORMED),
+            Fault.RATE_LIMIT: Action(
+                429, body=random_429, retry_after=wait, fault=Fault.RATE_LIMIT
+            ),
+            Fault.TRUNCATE: Action(truncated=True, fault=Fault.TRUNCATE),
+        }
+        # Loop-thread only from here on: no lock needed.
+        self.jitter = random.Random(config.seed)
+        self.ids = itertools.count(1)
+
+    def plan(
+        self, body: dict[str, Any], now: float, judge: JudgeSettings
+    ) -> tuple[Action, dict[str, str]]:
+        """Decide the reply at arrival, with the rate-limit headers to send along."""
+        with self.lock:
+            action = self._decide(body, now, judge)
+            headers = self.rate.headers(now) if self.config.rate_limit_headers else {}
+        return action, headers
+
+    def _decide(self, body: dict[str, Any], now: float, judge: JudgeSettings) -> Action:
+        # Script, then the rate limit, then a refused response_format, then seeded faults.
+        if self.script:
+            self.rate.admit(now)
+            return self.script.popleft()
+        wait = self.rate.wait(now)
+        if wait is not None:
+            # Not admitted, so not counted: a client that keeps retrying is not punished.
+            message = f"simulated rate limit: {self.rate}"
+            return Action(429, body=error_body(429, message), retry_after=wait)
+        self.rate.admit(now)
+        refusal = judge.formats.refusal(body)
+        if refusal is not None:
+            status, text = refusal
+            return Action(status, body=text)
+        return self._fault(body)
+
+    def clear(self) -> None:
+        """Forget the script, the records, the fault attempt counts; restart the rate window."""
+        with self.lock:
+            self.script.clear()
+            self.records.clear()
+            self.attempts.clear()
+            self._restart(time.monotonic())
+
+    def restart(self) -> None:
+        """Start the clock (and refill a prefilled window) now: when the server listens."""
+        with self.lock:
+            self._restart(time.monotonic())
+
+    def _restart(self, now: float) -> None:
+        self.started = now
+        self.rate.restart(now)
+
+    def _fault(self, body: dict[str, Any]) -> Action:
+        if not any(self.config.fault_rates.values()):
+            return Action()
+        digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        # The attempt number is in the key so a retry of a failed request can succeed,
+        # while a rerun of the same request sequence fails in exactly the same places.
+        self.attempts[digest] += 1
+        fault = self.config.draw_fault(f"{self.attempts[digest]}\x1f{digest}")
+        return Action() if fault is None else self.fault_actions[fault]
+
+    def record(
+        self, request: web.Request, body: dict[str, Any], now: float, action: Action
+    ) -> None:
+        """Append the request and how it was answered to the record tests read."""
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        entry = RecordedRequest(
+            time=now, model=str(body.get("model") or ""), body=body, headers=headers,
+            status=action.status, fault=action.fault,
+        )  # fmt: skip
+        with self.lock:
+            self.records.append(entry)
+
+    def delay(self) -> float:
+        """Seconds to wait before this reply: the latency with its seeded jitter."""
+        cfg = self.config
+        jitter = self.jitter.uniform(-1, 1) * cfg.latency_jitter_ms if cfg.latency_jitter_ms else 0
+        return max(0.0, cfg.latency_ms + jitter) / 1000

@@ -1,0 +1,390 @@
+"""What the simulator says: deterministic fake verdicts, in OpenAI-shaped replies.
+
+Nothing here is a model. A verdict is a pure function of the request (messages, model name,
+response schema) and the simulator's seed and bias settings, so the same request always gets
+the same reply, different model names give different but correlated judges, and the offline
+demo and integration tests can reason about what the "judge" will say.
+
+Quality of one answer (0..1) is ``0.6 * content + 0.4 * noise`` where ``noise`` is a uniform
+number hashed from (seed, model, criterion, answer) and ``content`` averages simple features:
+
+* relevance: content words (4+ letters) shared with ``<input>``, saturating at 3 shared words
+  (0.5 when the input has no content words);
+* length: word count / 20, capped at 1, so answers under ~5 words score low;
+* reference overlap, only when ``<reference>`` is present: content words shared with it,
+  saturating at 3;
+
+then multiplied by 0.25 when the answer is evasive ("I don't know", "I cannot help",
+"as an AI").
+
+Told the truth (`judgecli.simulator.truth`), the simulator answers a known answer's given
+label instead, perturbed by seeded noise; other answers keep the verdict above.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from judgecli.simulator.generator import generated_answer
+from judgecli.simulator.truth import TruthAnswer, TruthTable
+from judgecli.simulator.wire import WORD, content_words, message_text
+
+SCHEMA_MARKER = "Reply with a single JSON object that matches this JSON schema:"
+MALFORMED_CONTENT = 'The answer is good. {"reasoning": "unterminated'
+
+_SCHEMA_FENCE = re.compile(re.escape(SCHEMA_MARKER) + r"\s*```json\s*\n(.*?)\n\s*```", re.DOTALL)
+_EVASIVE = ("i don't know", "i do not know", "i cannot help", "i can't help", "as an ai")
+# Below this gap the judge has no strong preference and the configured biases may act.
+_STRONG_GAP = 0.15
+# Below this gap, an unbiased draw calls the pair a tie.
+_TIE_GAP = 0.03
+
+# A request without a verdict schema to a model named gen* is answered as a generator
+# (generator.py), for `judge refine`.
+GENERATOR_PREFIX = "gen"
+
+WinnerLabel = Literal["A", "B", "tie"]
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """The texts a judge prompt shows, pulled out of judgecli's XML-like tags."""
+
+    input_text: str
+    output: str
+    reference: str | None
+    output_a: str | None
+    output_b: str | None
+
+    @property
+    def pairwise(self) -> bool:
+        """Whether the prompt shows two answers to compare."""
+        return self.output_a is not None or self.output_b is not None
+
+
+def _tag(texts: list[str], name: str) -> str | None:
+    # judgecli puts each tag on its own line; requiring the newlines skips mere mentions
+    # ("text inside tags such as <input> ..."), and a fence never spans two messages.
+    pattern = re.compile(rf"<{name}>\n(.*?)\n</{name}>", re.DOTALL)
+    for text in texts:
+        match = pattern.search(text)
+        if match:
+            return match.group(1)
+    return None
+
+
+def read_transcript(messages: list[Any]) -> Transcript:
+    """Extract input, output(s) and reference from the messages' tags, user messages first.
+
+    Without an ``<output>`` tag the last user message is judged as a whole, so a hand-written
+    request (curl, a notebook) still gets a meaningful verdict.
+    """
+    chats = [m for m in messages if isinstance(m, dict)]
+    user_texts = [message_text(m) for m in chats if m.get("role") == "user"]
+    # Rubric templates may also place fields in the system message.
+    texts = user_texts + [message_text(m) for m in chats if m.get("role") != "user"]
+    output = _tag(texts, "output")
+    if output is None:
+        output = user_texts[-1] if user_texts else ""
+    return Transcript(
+        input_text=_tag(texts, "input") or "",
+        output=output,
+        reference=_tag(texts, "reference"),
+        output_a=_tag(texts, "output_a"),
+        output_b=_tag(texts, "output_b"),
+    )
+
+
+def find_schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """Return the verdict JSON schema from ``response_format`` or from the prompt's json fence.
+
+    ``response_format`` holds it as ``{"type": "json_schema", "json_schema": {"schema": ...}}``
+    (OpenAI) or as ``{"type": "json_object", "schema": ...}`` (llama-cpp-python's server).
+    """
+    response_format = body.get("response_format")
+    if isinstance(response_format, dict):
+        kind = response_format.get("type")
+        if kind == "json_schema":
+            schema = (response_format.get("json_schema") or {}).get("schema")
+        else:
+            schema = response_format.get("schema") if kind == "json_object" else None
+        if isinstance(schema, dict):
+            return schema
+    messages = body.get("messages") or []
+    # System messages first: that is where judgecli puts the schema; the rest is a fallback.
+    ordered = sorted(
+        messages, key=lambda m: not (isinstance(m, dict) and m.get("role") == "system")
+    )
+    for message in ordered:
+        match = _SCHEMA_FENCE.search(message_text(message))
+        if match:
+            try:
+                schema = json.loads(match.group(1))
+            except ValueError:
+                continue
+            if isinstance(schema, dict):
+                return schema
+    return None
+
+
+def _overlap(output_words: set[str], other: str) -> float:
+    return min(1.0, len(output_words & content_words(other)) / 3)
+
+
+def _unit_hash(*parts: object) -> float:
+    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def content_score(input_text: str, output: str, reference: str | None = None) -> float:
+    """Score the answer's text features (0..1); see the module docstring."""
+    lowered = output.lower().replace("\u2019", "'")
+    words = content_words(output)
+    relevance = _overlap(words, input_text) if content_words(input_text) else 0.5
+    features = [relevance, min(1.0, len(WORD.findall(lowered)) / 20)]
+    if reference is not None:
+        features.append(_overlap(words, reference))
+    score = sum(features) / len(features)
+    return score * 0.25 if any(p in lowered for p in _EVASIVE) else score
+
+
+def quality(
+    input_text: str,
+    output: str,
+    *,
+    model: str,
+    seed: int,
+    reference: str | None = None,
+    criterion: str = "",
+) -> float:
+    """Return the simulated quality (0..1) of one answer; see the module docstring."""
+    noise = _unit_hash(seed, model, criterion, output)
+    return 0.6 * content_score(input_text, output, reference) + 0.4 * noise
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """Everything one simulated verdict depends on, with the per-criterion numbers."""
+
+    transcript: Transcript
+    model: str
+    seed: int
+    position_bias: float = 0.0
+    length_bias: float = 0.0
+    truth: TruthAnswer | None = None
+    """The given label to answer (pointwise and binary only), when the truth file has it."""
+
+    def _quality(self, output: str | None, criterion: str) -> float:
+        t = self.transcript
+        return quality(
+            t.input_text,
+            output or "",
+            model=self.model,
+            seed=self.seed,
+            reference=t.reference,
+            criterion=criterion,
+        )
+
+    def gap(self, criterion: str = "") -> float:
+        """Pairwise: quality(A) - quality(B); depends on the texts, not on the order shown."""
+        t = self.transcript
+        return self._quality(t.output_a, criterion) - self._quality(t.output_b, criterion)
+
+    def score(self, criterion: str = "") -> float:
+        """The number the schema is filled from: quality, or pairwise ``0.5 + gap / 2``."""
+        if self.transcript.pairwise:
+            return 0.5 + self.gap(criterion) / 2
+        return self._quality(self.transcript.output, criterion)
+
+    def confidence(self, criterion: str = "") -> float:
+        """How far the verdict is from a coin flip, 0.5..1."""
+        if self.truth is not None:
+            return self.truth.confidence
+        if self.transcript.pairwise:
+            return round(min(1.0, 0.5 + abs(self.gap(criterion)) / 2), 2)
+        return round(0.5 + abs(self.score(criterion) - 0.5), 2)
+
+    def winner(self, criterion: str = "") -> WinnerLabel:
+        """Pick A, B or tie: strong preferences win; weak ones are exposed to the biases."""
+        t = self.transcript
+        d = self.gap(criterion)
+        better: WinnerLabel = "A" if d > 0 else "B"
+        if abs(d) >= _STRONG_GAP:
+            return better
+        # Keyed on the order shown, so the two orders of one pair draw independently:
+        # that is what makes position bias visible and flip-debiasing testable.
+        rng = random.Random(
+            f"{self.seed}\x1f{self.model}\x1f{criterion}\x1f{t.output_a}\x1f{t.output_b}"
+        )
+        if rng.random() < self.position_bias:
+            return "A"
+        len_a, len_b = len((t.output_a or "").split()), len((t.output_b or "").split())
+        if rng.random() < self.length_bias and len_a != len_b:
+            return "A" if len_a > len_b else "B"
+        return better if abs(d) >= _TIE_GAP else "tie"
+
+    def reasoning(self, criterion: str = "") -> str:
+        """A sentence that says the verdict is simulated and shows the numbers behind it."""
+        if self.truth is not None:
+            return "Simulated judgement (not a model): a given label, replayed with seeded noise."
+        if self.transcript.pairwise:
+            d = self.gap(criterion)
+            return f"Simulated judgement (not a model): quality gap A - B = {d:+.2f}."
+        q = self.score(criterion)
+        return f"Simulated judgement (not a model): answer quality {q:.2f}."
+
+
+def _resolve(node: Any, root: dict[str, Any]) -> dict[str, Any]:
+    """Follow ``$ref`` and single-branch ``anyOf``/``allOf`` as pydantic-made schemas use them."""
+    for _ in range(16):  # refs can chain; a bound keeps a cyclic schema from hanging a request
+        if not isinstance(node, dict):
+            return {}
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/"):
+            target: Any = root
+            for key in ref[2:].split("/"):
+                target = target.get(key, {}) if isinstance(target, dict) else {}
+            node = target
+            continue
+        branches = node.get("anyOf") or node.get("oneOf") or node.get("allOf")
+        if isinstance(branches, list) and branches and "type" not in node:
+            non_null = [
+                b for b in branches if not (isinstance(b, dict) and b.get("type") == "null")
+            ]
+            node = non_null[0] if non_null else branches[0]
+            continue
+        return node
+    return {}
+
+
+def _type_of(node: dict[str, Any]) -> str:
+    kind = node.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind is None and "properties" in node:
+        return "object"
+    return kind if isinstance(kind, str) else ""
+
+
+def _pick_winner(
+    values: list[Any], winner: WinnerLabel, judgement: Judgement, criterion: str
+) -> Any:
+    by_label = {str(v).lower(): v for v in values}
+    if winner == "tie" and "tie" not in by_label:
+        winner = "A" if judgement.gap(criterion) >= 0 else "B"
+    if winner.lower() in by_label:
+        return by_label[winner.lower()]
+    position = {"A": 0, "B": 1, "tie": 2}[winner]
+    return values[min(position, len(values) - 1)]
+
+
+def _numeric(values: Any) -> bool:
+    """Whether an enum lists numbers only (not bools, which JSON keeps apart)."""
+    return (
+        isinstance(values, list)
+        and bool(values)
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+    )
+
+
+def _fill_number(
+    node: dict[str, Any], q: float, *, integer: bool, truth: TruthAnswer | None
+) -> float | int:
+    # Unbounded scores get a Likert 1..5 (integers) or 0..1 (numbers).
+    low = node.get("minimum", 1 if integer else 0)
+    high = node.get("maximum", 5 if integer else 1)
+    given = truth.number(low, high, integer=integer) if truth is not None else None
+    if given is not None:
+        return given
+    if integer:
+        return int(low + round(q * (high - low)))
+    return round(float(low + q * (high - low)), 2)
+
+
+def _fill(name: str, node: Any, root: dict[str, Any], judgement: Judgement, criterion: str) -> Any:
+    node = _resolve(node, root)
+    values = node.get("enum")
+    if _numeric(values) and _type_of(node) in ("integer", "number"):
+        # A scale written as its points (judge's integer scales): fill it as the range.
+        node = {**node, "minimum": min(values), "maximum": max(values)}
+        values = None
+    if isinstance(values, list) and values:
+        if name.lower() == "winner" and judgement.transcript.pairwise:
+            return _pick_winner(values, judgement.winner(criterion), judgement, criterion)
+        given = judgement.truth.choice(values) if judgement.truth is not None else None
+        if given is not None:
+            return given
+        return values[0] if len(values) == 1 or judgement.score(criterion) >= 0.5 else values[1]
+    if "const" in node:
+        return node["const"]
+    kind = _type_of(node)
+    if kind == "object":
+        # Top-level keys share the overall quality; nested keys are criteria with their own.
+        properties = node.get("properties") or {}
+        return {
+            key: _fill(key, child, root, judgement, criterion if criterion or not name else key)
+            for key, child in properties.items()
+        }
+    if name.lower() == "confidence" and kind in ("number", "integer"):
+        return judgement.confidence(criterion)
+    # Computed only for the leaves that use it: it hashes the answer and reads its words.
+    q = judgement.score(criterion)
+    if kind in ("integer", "number"):
+        return _fill_number(node, q, integer=kind == "integer", truth=judgement.truth)
+    if kind == "string":
+        if name.lower() == "reasoning":
+            return judgement.reasoning(criterion)
+        advice = "clear and relevant." if q >= 0.5 else "add more detail."
+        return f"Simulated {name.replace('_', ' ') or 'feedback'}: {advice}"
+    if kind == "boolean":
+        return q >= 0.5
+    return [] if kind == "array" else None
+
+
+def fill_schema(schema: dict[str, Any], judgement: Judgement) -> dict[str, Any]:
+    """Return a verdict object for ``schema``, keys in schema order, filled from ``judgement``."""
+    filled = _fill("", schema, schema, judgement, "")
+    return filled if isinstance(filled, dict) else {}
+
+
+def verdict_content(
+    body: dict[str, Any],
+    *,
+    seed: int,
+    position_bias: float = 0.0,
+    length_bias: float = 0.0,
+    truth: TruthTable | None = None,
+    noise: float = 0.0,
+) -> str:
+    """Return the reply text for a chat completion request: a JSON verdict or plain text.
+
+    With ``truth``, an answer found in it gets its label (flipped with probability ``noise``).
+    """
+    transcript = read_transcript(body.get("messages") or [])
+    model = str(body.get("model", ""))
+    given = None
+    if truth is not None and not transcript.pairwise:
+        given = truth.answer(
+            transcript.input_text, transcript.output, noise=noise, seed=seed, model=model
+        )
+    judgement = Judgement(
+        transcript=transcript,
+        model=model,
+        seed=seed,
+        position_bias=position_bias,
+        length_bias=length_bias,
+        truth=given,
+    )
+    schema = find_schema(body)
+    if schema is None and model.startswith(GENERATOR_PREFIX):
+        return generated_answer(body.get("messages") or [])
+    if schema is None:
+        # A judge that was not asked for JSON answers in prose, as a real model would.
+        verdict = "good" if judgement.score() >= 0.5 else "weak"
+        return f"Simulated judge (not a model): the answer looks {verdict}. {judgement.reasoning()}"
+    return json.dumps(fill_schema(schema, judgement))

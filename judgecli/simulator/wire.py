@@ -1,0 +1,112 @@
+"""The simulator's OpenAI wire format: parse a chat-completion request, build the reply
+and error bodies (with usage counts), cut a reply short, format ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from typing import Any
+
+from judgecli.simulator.styles import StyledReply
+
+# Words of four letters or more carry content (what the simulator reads of a text).
+WORD = re.compile(r"[a-z0-9']+")
+
+
+def message_text(message: Any) -> str:
+    """Return the text of one chat message, whether its content is a string or a part list."""
+    if not isinstance(message, dict):
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text", "") for p in content if isinstance(p, dict)]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def content_words(text: str) -> set[str]:
+    """The words of a text that carry content (lower-case, four letters or more)."""
+    return {w for w in WORD.findall(text.lower()) if len(w) >= 4}
+
+
+def _tokens(chars: int) -> int:
+    # About four characters per token, as OpenAI's rule of thumb; never zero.
+    return max(1, math.ceil(chars / 4))
+
+
+def completion_body(body: dict[str, Any], reply: StyledReply, number: int) -> dict[str, Any]:
+    """Wrap ``reply`` in an OpenAI chat completion object with estimated usage.
+
+    Its reasoning, if any, goes in ``message.reasoning_content`` as vLLM's reasoning parsers
+    put it, and counts as completion tokens, as reasoning models bill it.
+    """
+    prompt_chars = sum(len(message_text(m)) for m in body.get("messages") or [])
+    generated = len(reply.content) + len(reply.reasoning or "")
+    prompt_tokens, completion_tokens = _tokens(prompt_chars), _tokens(generated)
+    message = {"role": "assistant", "content": reply.content}
+    if reply.reasoning is not None:
+        message["reasoning_content"] = reply.reasoning
+    choice = {"index": 0, "message": message, "finish_reason": reply.finish_reason}
+    return {
+        "id": f"chatcmpl-sim-{number}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", ""),
+        "choices": [choice],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def truncated_body(completion: dict[str, Any]) -> bytes:
+    """Return the first half of ``completion`` serialized: never valid JSON, as a response
+    cut off by a provider or a proxy.
+    """
+    # ASCII-only (json.dumps escapes the rest), so any cut is a whole number of characters;
+    # a strict prefix of a JSON object lacks its closing brace, so it never parses.
+    raw = json.dumps(completion).encode("ascii")
+    return raw[: len(raw) // 2]
+
+
+def retry_after_header(seconds: float) -> str:
+    """Format a ``Retry-After`` value like "1", "0.5" or "0.05"."""
+    rounded = round(seconds, 3)
+    return str(int(rounded)) if rounded == int(rounded) else repr(rounded)
+
+
+def error_body(status: int, message: str | None = None) -> str:
+    """Return an OpenAI-shaped JSON error for ``status``."""
+    if status == 429:
+        error = {
+            "message": message or "simulated rate limit",
+            "type": "rate_limit_error",
+            "code": "rate_limit_exceeded",
+        }
+    elif status >= 500:
+        error = {"message": message or "simulated server error", "type": "server_error"}
+    else:
+        error = {"message": message or f"simulated HTTP {status}", "type": "invalid_request_error"}
+    return json.dumps({"error": error})
+
+
+def parse_request(raw: bytes) -> tuple[dict[str, Any], str | None]:
+    """Return the chat completion request body and, when the simulator rejects it, why."""
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return {}, "request body is not valid JSON"
+    if not isinstance(body, dict):
+        return {}, "request body must be a JSON object"
+    if body.get("stream"):
+        return body, "the simulator does not stream; send stream: false"
+    if not isinstance(body.get("messages"), list):
+        return body, "messages must be a list"
+    return body, None

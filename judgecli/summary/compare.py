@@ -1,0 +1,99 @@
+"""Comparing two runs of the same rubric: per-metric deltas with intervals. Pure.
+
+Cases are paired on id (both runs graded the same cases, e.g. before and after a prompt
+change), so each delta's interval is a paired t interval of the per-case differences:
+far tighter than comparing two independent intervals, and honest about which cases moved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from judgecli.result import CaseResult, CaseStatus
+from judgecli.stats.intervals import Interval, t_interval
+from judgecli.stats.scores import mean
+from judgecli.summary.pairwise import OUTCOME
+from judgecli.summary.run import RunSummary
+
+
+@dataclass(frozen=True)
+class Delta:
+    """One metric in run A and run B, and B − A on the cases both graded."""
+
+    metric: str
+    a: float | None
+    b: float | None
+    delta: float | None
+    ci: Interval
+    n_paired: int
+    rate: bool = False
+    """A share (win rate, pass rate, consistency): reports show it as a percentage."""
+
+
+def paired(
+    a: Sequence[CaseResult], b: Sequence[CaseResult], value: Callable[[CaseResult], float | None]
+) -> list[tuple[float, float]]:
+    """(A's value, B's value) for every id both runs graded with a value."""
+    b_by_id = {r.id: r for r in b if r.status is CaseStatus.OK}
+    pairs = []
+    for r in a:
+        other = b_by_id.get(r.id)
+        if r.status is not CaseStatus.OK or other is None:
+            continue
+        x, y = value(r), value(other)
+        if x is not None and y is not None:
+            pairs.append((x, y))
+    return pairs
+
+
+def delta(metric: str, pairs: list[tuple[float, float]], *, rate: bool = False) -> Delta:
+    """The paired difference B − A with its t interval."""
+    diffs = [y - x for x, y in pairs]
+    return Delta(
+        metric=metric,
+        a=mean([x for x, _ in pairs]),
+        b=mean([y for _, y in pairs]),
+        delta=mean(diffs),
+        ci=t_interval(diffs),
+        n_paired=len(pairs),
+        rate=rate,
+    )
+
+
+def passed_value(r: CaseResult) -> float | None:
+    """1 for a pass, 0 for a fail, None without a pass mark."""
+    return None if r.passed is None else float(r.passed)
+
+
+def win_value(r: CaseResult) -> float | None:
+    """NEW's outcome: 1 win, 0.5 tie, 0 loss."""
+    return None if r.winner is None else OUTCOME[r.winner]
+
+
+def consistent_value(r: CaseResult) -> float | None:
+    """1 when both orders agreed, 0 when not, None without a flip."""
+    return None if r.consistent is None else float(r.consistent)
+
+
+def criterion(name: str) -> Callable[[CaseResult], float | None]:
+    """The value function for one criterion's score."""
+    return lambda r: r.criteria.get(name)
+
+
+def compare_runs(
+    a: RunSummary, a_results: Sequence[CaseResult], b: RunSummary, b_results: Sequence[CaseResult]
+) -> list[Delta]:
+    """The deltas that matter for the runs' command."""
+    deltas = []
+    if a.command == "pairwise":
+        deltas.append(delta("win_rate", paired(a_results, b_results, win_value), rate=True))
+        deltas.append(
+            delta("consistency", paired(a_results, b_results, consistent_value), rate=True)
+        )
+    else:
+        deltas.append(delta("mean", paired(a_results, b_results, lambda r: r.score)))
+        deltas.append(delta("pass_rate", paired(a_results, b_results, passed_value), rate=True))
+        for name in a.criteria:
+            deltas.append(delta(f"criteria.{name}", paired(a_results, b_results, criterion(name))))
+    return [d for d in deltas if d.n_paired]

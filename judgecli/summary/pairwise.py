@@ -1,0 +1,201 @@
+"""CaseResults of a `pairwise` run → its RunSummary: win rate with intervals, flip
+consistency, position and length preference, per category and per judge.
+
+Outcomes are NEW's: a win 1, a tie 0.5, a loss 0. A failed case (no verdict) and a case
+the "drop" flip policy left undecided are outside the win rate; both are counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+
+from judgecli.result import CaseResult, CaseStatus, Order, Winner
+from judgecli.rubric import Rubric
+from judgecli.stats.agreement import fleiss_kappa, pairwise_cohen_kappas, percent_agreement
+from judgecli.stats.intervals import wilson_interval
+from judgecli.stats.pairwise import (
+    consistency_rate,
+    first_position_rate,
+    length_preference,
+    mean_length,
+    win_rate,
+    win_rate_bootstrap_interval,
+    win_rate_no_ties,
+)
+from judgecli.stats.scores import NO_CATEGORY
+from judgecli.summary.run import (
+    CategorySummary,
+    InterJudgeSummary,
+    JudgeSummary,
+    LengthSummary,
+    RunSummary,
+    run_facts,
+)
+from judgecli.verdict import Position
+
+OUTCOME = {Winner.NEW: 1.0, Winner.TIE: 0.5, Winner.OLD: 0.0}
+WINNER_LABELS = [Winner.OLD, Winner.NEW, Winner.TIE]
+
+
+def outcomes(winners: list[Winner]) -> list[float]:
+    """NEW's outcome per decided case."""
+    return [OUTCOME[w] for w in winners]
+
+
+def tally(winners: list[Winner]) -> tuple[int, int, int]:
+    """(wins, losses, ties) of NEW."""
+    return (winners.count(Winner.NEW), winners.count(Winner.OLD), winners.count(Winner.TIE))
+
+
+def first_position_wins(results: list[CaseResult], model: str | None = None) -> list[bool]:
+    """For every single-order verdict that picked a side: did position A win?"""
+    picks = []
+    for r in results:
+        for j in r.judgements:
+            if model is not None and j.model != model:
+                continue
+            if j.verdict is not None and j.verdict.winner in (Position.A, Position.B):
+                picks.append(j.verdict.winner is Position.A)
+    return picks
+
+
+def judge_consistency(results: list[CaseResult], model: str) -> float | None:
+    """Share of cases where this judge gave the same verdict in both orders."""
+    flags = []
+    for r in results:
+        by_order = {
+            j.order: j.verdict.winner for j in r.judgements if j.model == model and j.verdict
+        }
+        if len(by_order) == 2 and None not in by_order.values():
+            old_new, new_old = by_order[Order.OLD_NEW], by_order[Order.NEW_OLD]
+            # Consistent when the slot flips with the order (A then B) or both say tie.
+            flags.append(old_new == new_old == Position.TIE or {old_new, new_old} == {
+                Position.A, Position.B})  # fmt: skip
+    return consistency_rate(flags)
+
+
+def length_summary(decided: list[CaseResult]) -> LengthSummary:
+    """How answer length relates to winning."""
+    longer_won, winners, losers = [], [], []
+    for r in decided:
+        old, new = r.lengths.get("old", 0), r.lengths.get("new", 0)
+        if r.winner in (Winner.OLD, Winner.NEW):
+            won, lost = (new, old) if r.winner is Winner.NEW else (old, new)
+            winners.append(won)
+            losers.append(lost)
+            if old != new:
+                longer_won.append(won > lost)
+    return LengthSummary(
+        longer_wins_rate=length_preference(longer_won),
+        mean_length_winner=mean_length(winners),
+        mean_length_loser=mean_length(losers),
+        mean_length_old=mean_length([r.lengths.get("old", 0) for r in decided]),
+        mean_length_new=mean_length([r.lengths.get("new", 0) for r in decided]),
+    )
+
+
+def judge_summaries(ok: list[CaseResult], models: list[str], seed: int) -> dict[str, JudgeSummary]:
+    """Each judge's own win rate, consistency and first-position preference."""
+    summaries = {}
+    for model in models:
+        verdicts = [w for r in ok if (w := r.judge_winners.get(model)) is not None]
+        wins, losses, ties = tally(verdicts)
+        summaries[model] = JudgeSummary(
+            win_rate=win_rate(wins, losses, ties),
+            win_rate_ci=win_rate_bootstrap_interval(outcomes(verdicts), seed=seed),
+            wins=wins,
+            losses=losses,
+            ties=ties,
+            consistency=judge_consistency(ok, model),
+            first_position_rate=first_position_rate(first_position_wins(ok, model)),
+        )
+    return summaries
+
+
+def inter_judge(ok: list[CaseResult], models: list[str]) -> InterJudgeSummary:
+    """Agreement between the judges, on cases where every judge has a verdict."""
+    rows = [
+        [r.judge_winners[m] for m in models]
+        for r in ok
+        if all(r.judge_winners.get(m) is not None for m in models)
+    ]
+    columns: dict[str, Sequence[Hashable]] = {
+        m: [row[i] for row in rows] for i, m in enumerate(models)
+    }
+    pairs = [percent_agreement(columns[a], columns[b]) for a in models for b in models if a < b]
+    agreed = [p for p in pairs if p is not None]
+    return InterJudgeSummary(
+        fleiss_kappa=fleiss_kappa(rows, labels=WINNER_LABELS),
+        cohen_kappa=pairwise_cohen_kappas(columns, labels=WINNER_LABELS),
+        percent_agreement=sum(agreed) / len(agreed) if agreed else None,
+    )
+
+
+def category_summaries(decided: list[CaseResult]) -> dict[str, CategorySummary]:
+    """Win rate per category, with a Wilson interval on wins + ties / 2.
+
+    Not the bootstrap the overall rate uses: a category is often a handful of cases, and
+    resampling 5 wins out of 5 can only ever give 5 of 5, the zero-width [100%, 100%] that
+    a chart then draws as certain. Wilson gives [56.6%, 100%] there. Counting a tie as half
+    a success is an approximation (see ``wilson_interval``), but one that stays inside
+    [0, 1] and widens as it should when n is small.
+    """
+    groups: dict[str, list[Winner]] = {}
+    for r in decided:
+        assert r.winner is not None
+        groups.setdefault(r.category or NO_CATEGORY, []).append(r.winner)
+    if len(groups) < 2:
+        return {}
+    summaries = {}
+    for name in sorted(groups):
+        wins, losses, ties = tally(groups[name])
+        summaries[name] = CategorySummary(
+            n=len(groups[name]),
+            win_rate=win_rate(wins, losses, ties),
+            win_rate_ci=wilson_interval(wins + ties / 2, len(groups[name])),
+            wins=wins,
+            losses=losses,
+            ties=ties,
+        )
+    return summaries
+
+
+def summarize_pairwise(
+    results: Iterable[CaseResult],
+    *,
+    rubric: Rubric,
+    models: list[str],
+    flip: bool,
+    flip_policy: str,
+    seed: int = 0,
+) -> RunSummary:
+    """The summary of a `pairwise` run."""
+    rows = list(results)
+    ok = [r for r in rows if r.status is CaseStatus.OK]
+    decided = [r for r in ok if r.winner is not None]
+    winners = [r.winner for r in decided if r.winner is not None]
+    wins, losses, ties = tally(winners)
+    n = len(winners)
+    consistent = [r.consistent for r in ok if r.consistent is not None]
+    return RunSummary(
+        **run_facts(rows, command="pairwise", rubric=rubric, models=models),
+        win_rate=win_rate(wins, losses, ties),
+        win_rate_ci=win_rate_bootstrap_interval(outcomes(winners), seed=seed),
+        win_rate_ci_wilson=wilson_interval(wins + ties / 2, n),
+        win_rate_no_ties=win_rate_no_ties(wins, losses),
+        wins=wins,
+        losses=losses,
+        ties=ties,
+        dropped=len(ok) - len(decided),
+        loss_rate=losses / n if n else None,
+        loss_rate_ci=wilson_interval(losses, n),
+        flip=flip,
+        flip_policy=flip_policy,
+        consistency=consistency_rate(consistent),
+        consistency_ci=wilson_interval(sum(consistent), len(consistent)),
+        first_position_rate=first_position_rate(first_position_wins(ok)),
+        length=length_summary(decided),
+        by_category=category_summaries(decided),
+        judges=judge_summaries(ok, models, seed) if len(models) > 1 else None,
+        inter_judge=inter_judge(ok, models) if len(models) > 1 else None,
+    )
