@@ -136,9 +136,7 @@ def test_histogram_draws_each_count_in_order():
 def test_forest_plot_puts_points_whiskers_and_reference_on_one_scale():
     rows = [Bar("above", 0.8, 0.6, 0.9), Bar("below", 0.3, 0.1, 0.45),
             Bar("straddles", 0.5, 0.4, 0.7)]  # fmt: skip
-    root = parse(
-        charts.forest_plot(rows, title="t", reference=0.55, reference_label="gate 55%")
-    )
+    root = parse(charts.forest_plot(rows, title="t", reference=0.55, reference_label="gate 55%"))
     points = by_class(root, "circle", "point")
     whiskers = [w for w in by_class(root, "line", "ci") if w.get("y1") == w.get("y2")]
     # Pixel per unit from the first row's whisker: x(0.9) - x(0.6) = 0.3 units.
@@ -247,9 +245,7 @@ def test_user_text_is_escaped_and_survives_parsing():
     nasty = '<script>alert("x")</script> & co'
     drawn = [
         svg.bar_chart([Bar(nasty, 0.5, text=nasty)], title=nasty),
-        charts.forest_plot(
-            [Bar(nasty, 0.5)], title=nasty, reference=0.5, reference_label=nasty
-        ),
+        charts.forest_plot([Bar(nasty, 0.5)], title=nasty, reference=0.5, reference_label=nasty),
         heat_map([nasty], [nasty], [[1]], title=nasty, row_title=nasty, column_title=nasty),
         stacked_bar([Segment(nasty, 1, "new")], title=nasty),
     ]
