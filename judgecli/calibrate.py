@@ -7,12 +7,12 @@ Either way the numbers come from results.jsonl and the labels file alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from judgecli.cascade import tiered
-from judgecli.config import DEFAULT_MAX_FAILURES, FailureLimit, RunConfig
+from judgecli.config import RunConfig
 from judgecli.dataset import (
     DatasetScan,
     iter_cases,
@@ -22,26 +22,22 @@ from judgecli.dataset import (
     scan_labelled_cases,
 )
 from judgecli.debias import FlipPolicy
-from judgecli.errors import DatasetError, InputError
-from judgecli.gate import GateResult, GateSpec, evaluate_gate, gate_dict
+from judgecli.errors import ConfigError, DatasetError, InputError
+from judgecli.gate import GateSpec
 from judgecli.grading import GradingPlan, grade_pairwise, grade_pointwise
-from judgecli.labels import Label, LabelSpace
+from judgecli.job import Ending, Job, Outcome, conclude, open_unjudged_run
+from judgecli.labels import Label, LabelSpace, read_labels
 from judgecli.pairs import PairScan, iter_pairs, named, scan_pairs
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.run import finish_run, judge_all, now_iso
-from judgecli.store import DISAGREEMENTS, RESULTS, RUN_INFO, RunStore, read_results
-from judgecli.summary.calibrate import disagreements, label_results, summarize_calibration
-from judgecli.summary.run import RunSummary, run_facts
-
-
-@dataclass(frozen=True)
-class CalibrateOutcome:
-    """A finished calibration."""
-
-    run_dir: Path
-    summary: RunSummary
-    gate: GateResult | None
+from judgecli.store import DISAGREEMENTS, RESULTS, RunStore, read_results
+from judgecli.store.sheets import REVIEW_KEY, read_review_key
+from judgecli.summary.calibrate import (
+    CalibrateSummary,
+    disagreements,
+    label_results,
+    summarize_calibration,
+)
 
 
 def infer_kind(results: list[CaseResult]) -> RubricKind:
@@ -57,131 +53,147 @@ def infer_kind(results: list[CaseResult]) -> RubricKind:
     raise InputError("the results file has no graded case to calibrate against")
 
 
-def summarize(
-    results: list[CaseResult],
+@dataclass(frozen=True)
+class LabelSource:
+    """Where the human labels come from, and how to read them."""
+
+    path: Path
+    label_map: dict[str, str] = field(default_factory=dict)
+    """--label-map: labels translated before they are read (A=old, 1=new...)."""
+    key: Path | None = None
+    """The review-key.json of a blind pairwise sheet."""
+
+    def read(self, space: LabelSpace, *, results: Path | None = None) -> list[Label]:
+        """The labels, checked against `space`. A blind sheet's key is --key, else the
+        review-key.json beside the results being calibrated, if there is one.
+        """
+        beside = results.parent / REVIEW_KEY if results else None
+        key = self.key or (beside if beside and beside.exists() else None)
+        review_key = read_review_key(key) if key else None
+        return read_labels(self.path, space, label_map=self.label_map, key=review_key)
+
+
+def calibration_ending(
     labels: list[Label],
     space: LabelSpace,
     *,
-    rubric_name: str,
-    rubric_version: int | str,
+    rubric: Rubric | None,
     rubric_hash: str,
     seed: int,
-    warnings: list[str],
-) -> RunSummary:
-    """The calibrate summary: run facts plus every agreement number."""
-    models = sorted({j.model for r in results for j in r.judgements})
-    facts = run_facts(results, command="calibrate", rubric=None, models=models)
-    facts |= {"rubric": rubric_name, "rubric_version": rubric_version, "rubric_hash": rubric_hash}
-    numbers = summarize_calibration(results, labels, space, seed=seed)
-    if numbers["n_unmatched_labels"]:
-        warnings.append(
-            f"{numbers['n_unmatched_labels']} label(s) have no judge verdict (no such id in the "
-            "results, or the case failed) and are left out"
-        )
-    return RunSummary(**facts, **numbers, warnings=warnings)
-
-
-def finish(
-    run_dir: Path,
-    summary: RunSummary,
-    results: list[CaseResult],
-    labels: list[Label],
-    space: LabelSpace,
     gate: GateSpec,
-    step_summary: Path | None,
-    *,
-    judged: tuple[FailureLimit, int] | None = None,
-) -> CalibrateOutcome:
-    """Gate, then write results.jsonl (each case with its human labels and whether the
-    judge agrees), summary.json, the reports and disagreements.jsonl. `judged`: the
-    failure limit and case count of cases judged now (a run that lost too many is
-    incomplete).
+) -> Ending[CalibrateSummary]:
+    """Agreement with the labels as a command's ending: the numbers, a warning for labels
+    without a verdict, results.jsonl rewritten with each case's human labels and whether
+    the judge agrees, and disagreements.jsonl.
     """
-    result = evaluate_gate(summary, gate)
-    if result is not None:
-        summary.gate = gate_dict(result)
-    labelled = label_results(results, labels, space.kind)
-    store = RunStore(run_dir)
-    store.write_text(
-        RESULTS, "".join(r.model_dump_json(exclude_none=True) + "\n" for r in labelled)
-    )
-    store.write_jsonl(DISAGREEMENTS, disagreements(results, labels, space.kind))
-    limit, total = judged or (DEFAULT_MAX_FAILURES, None)
-    finish_run(run_dir, summary, step_summary=step_summary, results=labelled,
-               failure_limit=limit, total=total)  # fmt: skip
-    return CalibrateOutcome(run_dir=run_dir, summary=summary, gate=result)
+
+    def summarize(results: list[CaseResult]) -> CalibrateSummary:
+        return summarize_calibration(
+            results,
+            labels,
+            space,
+            seed=seed,
+            rubric_name=rubric.name if rubric else "(from results)",
+            rubric_version=rubric.version if rubric else "-",
+            rubric_hash=rubric_hash,
+        )
+
+    def unmatched(summary: CalibrateSummary) -> list[str]:
+        if not summary.n_unmatched_labels:
+            return []
+        return [
+            f"{summary.n_unmatched_labels} label(s) have no judge verdict (no such id in the "
+            "results, or the case failed) and are left out"
+        ]
+
+    def write_labelled(store: RunStore, results: list[CaseResult]) -> list[CaseResult]:
+        labelled = label_results(results, labels, space.kind)
+        store.write_text(
+            RESULTS, "".join(r.model_dump_json(exclude_none=True) + "\n" for r in labelled)
+        )
+        store.write_jsonl(DISAGREEMENTS, disagreements(results, labels, space.kind))
+        return labelled
+
+    return Ending(summarize, gate=gate, warnings_of=unmatched, write_files=write_labelled)
 
 
-def calibrate_existing(
-    results: list[CaseResult],
-    labels: list[Label],
-    space: LabelSpace,
+def calibrate_results(
+    results_path: Path,
+    source: LabelSource,
     *,
-    sources: tuple[Path, Path],
     rubric: Rubric | None,
     out: Path,
     argv: list[str],
     gate: GateSpec,
     seed: int = 0,
     step_summary: Path | None = None,
-    warnings: list[str] | None = None,
+    warnings: Sequence[str] = (),
     replace: bool = False,
-) -> CalibrateOutcome:
-    """Agreement of verdicts already made (`--results`): no judge is called. `sources` is
-    (labels file, results file), for messages and run.json; `replace` (--force) starts
-    an existing --out over.
+) -> Outcome[CalibrateSummary]:
+    """Agreement of verdicts already made (`--results`): no judge is called. Without a
+    rubric the labels are read as the results' kind of verdict; `replace` (--force) starts
+    an existing `out` over.
     """
-    labels_path, results_path = sources
-    check_labels_match(labels, [r.id for r in results], labels_path, results_path)
+    results = list(read_results(results_path))
+    space = LabelSpace.of(rubric) if rubric else LabelSpace(kind=infer_kind(results))
+    labels = source.read(space, results=results_path)
+    check_labels_match(labels, [r.id for r in results], source.path, results_path)
     hashes = sorted({r.rubric_hash for r in results})
-    store = RunStore.create(out, with_results=False, replace=replace)
-    store.write_json(RUN_INFO, {
-        "command": "calibrate", "argv": argv, "results": str(results_path),
-        "started": now_iso(),
-    })  # fmt: skip
-    summary = summarize(
-        results, labels, space,
-        rubric_name=rubric.name if rubric else "(from results)",
-        rubric_version=rubric.version if rubric else "-",
+    run_dir = open_unjudged_run(
+        out, command="calibrate", argv=argv, read=results_path, replace=replace
+    )
+    ending = calibration_ending(
+        labels,
+        space,
+        rubric=rubric,
         rubric_hash=rubric.content_hash if rubric else ",".join(hashes),
-        seed=seed, warnings=warnings or [],
-    )  # fmt: skip
-    return finish(store.path, summary, results, labels, space, gate, step_summary)
+        seed=seed,
+        gate=gate,
+    )
+    return conclude(run_dir, results, ending, warnings=warnings, step_summary=step_summary)
 
 
-def calibrate_by_judging(
+def calibration_job(
     config: RunConfig,
     rubric: Rubric,
-    labels: list[Label],
-    items: DatasetScan | PairScan,
+    source: LabelSource,
     *,
-    argv: list[str],
-    on_result: Callable[[CaseResult], None],
+    cases: Path | None = None,
+    old: Path | None = None,
+    new: Path | None = None,
     gate: GateSpec,
-    warnings: list[str],
-    step_summary: Path | None = None,
-) -> CalibrateOutcome:
-    """Judge every labelled case now, then measure agreement with the labels."""
-    plan = GradingPlan.of(config, rubric, flip_policy=FlipPolicy.TIE)
-    run_dir: Path
-    if isinstance(items, PairScan):
-        total = len(items.pairs)
-        pairs = iter_pairs(items, requires=rubric.requires, field_map=config.field_map)
-        run_dir = judge_all(config, rubric, pairs, tiered(grade_pairwise, plan, None), argv=argv,
-                            on_result=on_result, warnings=warnings, total=total)  # fmt: skip
-    else:
-        total = len(items.lines)
-        cases = iter_cases(items, requires=rubric.requires, field_map=config.field_map)
-        run_dir = judge_all(config, rubric, cases, tiered(grade_pointwise, plan, None), argv=argv,
-                            on_result=on_result, warnings=warnings, total=total)  # fmt: skip
-    results = list(read_results(run_dir / RESULTS))
+) -> Job[Any, CalibrateSummary]:
+    """Judge every labelled case now, then measure agreement with the labels. The cases
+    are --cases (or the labels file itself); a pairwise rubric's are --old and --new (so the
+    job's items are cases or pairs, which only the job's own grader sees).
+    """
     space = LabelSpace.of(rubric)
-    summary = summarize(
-        results, labels, space, rubric_name=rubric.name, rubric_version=rubric.version,
-        rubric_hash=rubric.content_hash, seed=config.seed, warnings=warnings,
-    )  # fmt: skip
-    return finish(run_dir, summary, results, labels, space, gate, step_summary,
-                  judged=(config.max_failures, total))  # fmt: skip
+    labels = source.read(space)
+    plan = GradingPlan.of(config, rubric, flip_policy=FlipPolicy.TIE)
+    ending = calibration_ending(
+        labels, space, rubric=rubric, rubric_hash=rubric.content_hash, seed=config.seed, gate=gate
+    )
+    if rubric.kind is RubricKind.PAIRWISE:
+        if old is None or new is None:
+            raise ConfigError("a pairwise rubric needs --old OLD.jsonl --new NEW.jsonl")
+        pairs = labelled_pairs(source.path, old, new, labels, rubric, config.field_map)
+        return Job(
+            config=config,
+            plan=plan,
+            items=iter_pairs(pairs, requires=rubric.requires, field_map=config.field_map),
+            total=len(pairs.pairs),
+            grade=grade_pairwise,
+            ending=ending,
+        )
+    scan = labelled_cases(source.path, cases, labels, rubric, config.field_map)
+    return Job(
+        config=config,
+        plan=plan,
+        items=iter_cases(scan, requires=rubric.requires, field_map=config.field_map),
+        total=len(scan.lines),
+        grade=grade_pointwise,
+        ending=ending,
+    )
 
 
 def labelled_cases(

@@ -36,7 +36,7 @@ from judgecli.judge.client import JudgeClient
 from judgecli.result import CaseResult, CaseStatus, Tier
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.summary.cascade import summarize_cascade
-from judgecli.summary.run import CascadeSummary
+from judgecli.summary.facts import CascadeSummary
 
 # Below this stated confidence a screen verdict escalates by default.
 DEFAULT_LOW_CONFIDENCE = 0.8

@@ -1,8 +1,9 @@
 """RunConfig: flags (with their JUDGE_* environment variables) > the rubric's `judge:` block >
 built-in defaults, merged and validated once, then passed down.
 
-Typer resolves each flag against its environment variable (declared in cli/options.py), so a
-value that reaches this module as "given" came from one of those two; None means neither.
+Typer resolves each flag against its environment variable (both declared in judgecli/flags.py,
+with where the value lands here), so a value that reaches this module as "given" came from
+one of those two; None means neither. The built-in defaults are RunConfig's own.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ import math
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from judgecli.errors import ConfigError
+from judgecli.flags import JudgeFlags, flag_fields
 
 if TYPE_CHECKING:
     from judgecli.rubric import Rubric
@@ -29,8 +31,6 @@ DEFAULT_MAX_TOKENS = 1024
 # Sent as the key to keyless OpenAI-compatible servers (vLLM, Ollama): the OpenAI client
 # refuses to send a request without one, and LiteLLM reports that as a retryable 5xx.
 KEYLESS_PLACEHOLDER = "no-key-needed"
-
-T = TypeVar("T")
 
 
 class Price(BaseModel):
@@ -137,11 +137,11 @@ class RunConfig(BaseModel):
 
     command: str
     models: list[ModelSettings] = Field(min_length=1)
-    temperature: float = Field(ge=0, le=2)
-    max_tokens: int = Field(gt=0)
-    timeout_s: float = Field(gt=0)
-    max_retries: int = Field(ge=0)
-    concurrency: int = Field(ge=1)
+    temperature: float = Field(default=DEFAULT_TEMPERATURE, ge=0, le=2)
+    max_tokens: int = Field(default=DEFAULT_MAX_TOKENS, gt=0)
+    timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
+    max_retries: int = Field(default=DEFAULT_MAX_RETRIES, ge=0)
+    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1)
     rpm: float | None = Field(default=None, gt=0)
     tpm: float | None = Field(default=None, gt=0)
     out: Path
@@ -214,90 +214,87 @@ def model_settings(
             key = SecretStr(KEYLESS_PLACEHOLDER)
         settings.append(
             ModelSettings(
-                name=name, api_base=api_base, api_key=key, price=parsed_price,
+                name=name,
+                api_base=api_base,
+                api_key=key,
+                price=parsed_price,
                 json_schema=json_schema,
             )
-        )  # fmt: skip
+        )
     return settings
 
 
 def build_run_config(
-    *,
-    command: str,
-    rubric: Rubric,
-    models: list[str] | None,
-    api_base: str | None,
-    out: Path | None,
-    default_out: Path,
-    concurrency: int | None = None,
-    rpm: float | None = None,
-    tpm: float | None = None,
-    max_retries: int | None = None,
-    timeout_s: float | None = None,
-    temperature: float | None = None,
-    max_tokens: int | None = None,
-    price: str | None = None,
-    json_schema: bool | None = None,
-    limit: int | None = None,
-    sample: int | None = None,
-    seed: int = 0,
-    field_map: dict[str, str] | None = None,
-    no_cache: bool = False,
-    max_cost: float | None = None,
-    max_failures: str | None = None,
-    resume: Path | None = None,
-    retry_failed: bool = False,
-    force: bool = False,
-    screen: str | None = None,
-    escalate: str | None = None,
-    screen_price: str | None = None,
+    *, command: str, rubric: Rubric, flags: JudgeFlags, default_out: Path
 ) -> RunConfig:
-    """Merge flags, the rubric's judge block and defaults into one RunConfig."""
-    if resume is not None and out is not None and Path(out) != Path(resume):
+    """Merge the shared flags, the rubric's judge block and the defaults into one RunConfig
+    (how each flag lands is declared with it, in judgecli/flags.py).
+    """
+    from judgecli.dataset import parse_field_map
+
+    field_map = parse_field_map(flags.field or [])
+    sample = flags.sample_size
+    if flags.resume is not None and flags.out is not None and flags.out != flags.resume:
         raise ConfigError(
             "--out and --resume name different directories",
             hint="--resume RUN_DIR continues the run in RUN_DIR; drop --out",
         )
-    if retry_failed and resume is None:
+    if flags.retry_failed and flags.resume is None:
         raise ConfigError("--retry-failed goes with --resume RUN_DIR")
-    names = list(dict.fromkeys(models or ([rubric.judge.model] if rubric.judge.model else [])))
+    default_model = [rubric.judge.model] if rubric.judge.model else []
+    names = list(dict.fromkeys(flags.model or default_model))
     if not names:
         raise ConfigError(
             "no judge model",
             hint="pass --model (e.g. --model openai/gpt-4o-mini), set JUDGE_MODEL, "
             "or give the rubric a judge: {model: ...} block",
         )
-    check_cascade(names, screen=screen, escalate=escalate, screen_price=screen_price)
-    screen_settings = None
-    if screen is not None:
-        prices = screen_price or price
-        [screen_settings] = model_settings(
-            [screen], api_base=api_base, price=prices, json_schema=json_schema
+    check_cascade(
+        names, screen=flags.screen, escalate=flags.escalate, screen_price=flags.screen_price
+    )
+    screen = None
+    if flags.screen is not None:
+        [screen] = model_settings(
+            [flags.screen],
+            api_base=flags.api_base,
+            price=flags.screen_price or flags.price,
+            json_schema=flags.json_schema,
         )
+    models = model_settings(
+        names, api_base=flags.api_base, price=flags.price, json_schema=flags.json_schema
+    )
+    max_failures = flags.max_failures
     return RunConfig(
         command=command,
-        models=model_settings(names, api_base=api_base, price=price, json_schema=json_schema),
-        screen=screen_settings,
-        escalate=escalate,
-        temperature=first(temperature, rubric.judge.temperature, DEFAULT_TEMPERATURE),
-        max_tokens=first(max_tokens, rubric.judge.max_tokens, DEFAULT_MAX_TOKENS),
-        timeout_s=first(timeout_s, DEFAULT_TIMEOUT_S),
-        max_retries=first(max_retries, DEFAULT_MAX_RETRIES),
-        concurrency=first(concurrency, DEFAULT_CONCURRENCY),
-        rpm=rpm,
-        tpm=tpm,
-        out=resume or out or default_out,
-        limit=limit,
-        sample=sample,
-        seed=seed,
-        field_map=field_map or {},
-        use_cache=not no_cache,
-        max_cost=max_cost,
+        models=models,
+        screen=screen,
+        out=flags.resume or flags.out or default_out,
+        resume=flags.resume is not None,
+        # A --sample share is resolved by the dataset scan, which knows the total.
+        sample=sample.count if sample else None,
+        field_map=field_map,
+        use_cache=not flags.no_cache,
         max_failures=parse_failure_limit(max_failures) if max_failures else DEFAULT_MAX_FAILURES,
-        resume=resume is not None,
-        retry_failed=retry_failed,
-        force=force,
+        **given_settings(flags, rubric),
     )
+
+
+def given_settings(flags: JudgeFlags, rubric: Rubric) -> dict[str, Any]:
+    """The RunConfig fields the flags declared with `to=` set: the flag (or its environment
+    variable), else the rubric's `judge:` value for a flag declared with `rubric=True`;
+    a field neither gives is left to RunConfig's default.
+    """
+    settings: dict[str, Any] = {}
+    for shared in flag_fields():
+        to = shared.flag.to
+        if to is None:
+            continue
+        value = getattr(flags, shared.name)
+        if value is None and shared.flag.rubric:
+            value = getattr(rubric.judge, to)
+        if value is not None:
+            settings[to] = value
+    return settings
 
 
 def check_cascade(
@@ -318,14 +315,6 @@ def check_cascade(
             f"--screen {screen} is also a --model judge",
             hint="the screen is the cheap first judge; --model names the strong one(s)",
         )
-
-
-def first(*values: T | None) -> T:
-    """The first value that is not None (flag, then rubric, then default)."""
-    for value in values:
-        if value is not None:
-            return value
-    raise ValueError("no value and no default")
 
 
 def debug_enabled() -> bool:

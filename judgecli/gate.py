@@ -9,21 +9,27 @@ pass. A minimum passes at or above its threshold, a maximum at or below.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any
-
-from pydantic import BaseModel
 
 from judgecli.stats.intervals import Interval
 from judgecli.stats.pairwise import cases_needed
+from judgecli.summary.calibrate import CalibrateSummary
+from judgecli.summary.facts import GateCheck, GateMetric, GateOn, GateResult
+from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.run import RunSummary
 
-
-class GateOn(StrEnum):
-    """Which number of an estimate the gate compares."""
-
-    POINT = "point"
-    LOWER_BOUND = "lower-bound"
+# The CLI builds GateSpecs (GateOn) and shows GateResults: they are the gate's interface,
+# whichever module declares them (summary.json holds the verdict, so summary.facts does).
+__all__ = [
+    "GateCheck",
+    "GateMetric",
+    "GateOn",
+    "GateResult",
+    "GateSpec",
+    "check",
+    "estimate",
+    "evaluate_gate",
+    "more_cases_needed",
+]
 
 
 @dataclass(frozen=True)
@@ -41,42 +47,18 @@ class GateSpec:
     @property
     def empty(self) -> bool:
         """No threshold at all: no gate."""
-        thresholds = (self.min_win_rate, self.max_loss_rate, self.min_consistency,
-                      self.min_kappa, self.min_accuracy)  # fmt: skip
+        thresholds = (
+            self.min_win_rate,
+            self.max_loss_rate,
+            self.min_consistency,
+            self.min_kappa,
+            self.min_accuracy,
+        )
         return all(t is None for t in thresholds)
 
 
-class GateCheck(BaseModel):
-    """One threshold against its number."""
-
-    metric: str
-    threshold: float
-    value: float | None
-    """The number compared (point estimate or interval bound, per `on`); None = no data."""
-    point: float | None
-    interval: Interval | None
-    on: GateOn
-    passed: bool
-    minimum: bool
-    """True for a floor (min_*), False for a ceiling (max_*)."""
-
-
-class GateResult(BaseModel):
-    """The gate's verdict. `metric`/`threshold`/`value` describe the first check."""
-
-    passed: bool
-    metric: str
-    threshold: float
-    value: float | None
-    on: GateOn
-    checks: list[GateCheck]
-    cases_needed: int | None = None
-    """When the win rate's point estimate passes but its lower bound does not: how many
-    cases in all, at the observed rate, would make the lower bound pass too."""
-
-
 def check(
-    metric: str,
+    metric: GateMetric,
     threshold: float,
     point: float | None,
     interval: Interval | None,
@@ -91,29 +73,57 @@ def check(
         value = bound
     passed = value is not None and (value >= threshold if minimum else value <= threshold)
     return GateCheck(
-        metric=metric, threshold=threshold, value=value, point=point, interval=interval, on=on,
-        passed=passed, minimum=minimum,
-    )  # fmt: skip
+        metric=metric,
+        threshold=threshold,
+        value=value,
+        point=point,
+        interval=interval,
+        on=on,
+        passed=passed,
+        minimum=minimum,
+    )
+
+
+def estimate(summary: RunSummary, metric: GateMetric) -> tuple[float | None, Interval | None]:
+    """The metric's point estimate and 95% interval in the summary; (None, None) when its
+    command does not measure it (a check on it then fails: there is no evidence).
+    """
+    match summary:
+        case PairwiseSummary():
+            found = {
+                GateMetric.WIN_RATE: (summary.win_rate, summary.win_rate_ci),
+                GateMetric.LOSS_RATE: (summary.loss_rate, summary.loss_rate_ci),
+                GateMetric.CONSISTENCY: (summary.consistency, summary.consistency_ci),
+            }
+        case CalibrateSummary():
+            found = {
+                GateMetric.COHEN_KAPPA: (summary.cohen_kappa, summary.cohen_kappa_ci),
+                GateMetric.WEIGHTED_KAPPA: (summary.weighted_kappa, summary.weighted_kappa_ci),
+                GateMetric.ACCURACY: (summary.accuracy, summary.accuracy_ci),
+            }
+        case _:
+            found = {}
+    return found.get(metric, (None, None))
 
 
 def evaluate_gate(summary: RunSummary, spec: GateSpec) -> GateResult | None:
     """Check every threshold in `spec` against the summary; None when there is none."""
     if spec.empty:
         return None
-    kappa = "weighted_kappa" if summary.weighted_kappa is not None else "cohen_kappa"
+    weighted = isinstance(summary, CalibrateSummary) and summary.weighted_kappa is not None
+    kappa = GateMetric.WEIGHTED_KAPPA if weighted else GateMetric.COHEN_KAPPA
     wanted = [
-        ("win_rate", spec.min_win_rate, True),
-        ("loss_rate", spec.max_loss_rate, False),
-        ("consistency", spec.min_consistency, True),
+        (GateMetric.WIN_RATE, spec.min_win_rate, True),
+        (GateMetric.LOSS_RATE, spec.max_loss_rate, False),
+        (GateMetric.CONSISTENCY, spec.min_consistency, True),
         (kappa, spec.min_kappa, True),
-        ("accuracy", spec.min_accuracy, True),
+        (GateMetric.ACCURACY, spec.min_accuracy, True),
     ]
     checks = [
-        check(metric, threshold, getattr(summary, metric), getattr(summary, f"{metric}_ci"),
-              spec.on, minimum=minimum)
+        check(metric, threshold, *estimate(summary, metric), spec.on, minimum=minimum)
         for metric, threshold, minimum in wanted
         if threshold is not None
-    ]  # fmt: skip
+    ]
     first = checks[0]
     return GateResult(
         passed=all(c.passed for c in checks),
@@ -130,14 +140,10 @@ def more_cases_needed(summary: RunSummary, spec: GateSpec) -> int | None:
     """Cases needed for the win rate's lower bound to clear the bar, when only the point
     estimate does (normal approximation at the observed rate).
     """
-    rate, ci, bar = summary.win_rate, summary.win_rate_ci, spec.min_win_rate
+    rate, ci = estimate(summary, GateMetric.WIN_RATE)
+    bar = spec.min_win_rate
     if rate is None or bar is None or ci is None or ci[0] is None or rate < bar:
         return None
     if ci[0] >= bar:
         return None
     return cases_needed(rate, bar)
-
-
-def gate_dict(result: GateResult) -> dict[str, Any]:
-    """The gate as summary.json holds it."""
-    return result.model_dump(mode="json")

@@ -30,6 +30,7 @@ from judgecli.pairs import Pair
 from judgecli.prompt import build_messages, build_pair_messages, case_values, response_format
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order
 from judgecli.rubric import Rubric
+from judgecli.usage import Metered
 from judgecli.verdict import VerdictError, parse_verdict
 
 T = TypeVar("T")
@@ -82,21 +83,16 @@ def repair_request(request: JudgeRequest, reply: str, reason: str) -> JudgeReque
     return request.model_copy(update={"messages": messages})
 
 
-@dataclass
-class Spend:
-    """What the calls behind one judgement cost, summed over attempts."""
+class Spend(Metered):
+    """What the calls behind one judgement cost, summed over attempts (a mutable
+    accumulator: tokens, cost and latency from Metered).
+    """
 
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
     attempts: int = 0
 
     def add(self, reply: JudgeReply) -> None:
         """Count one reply (and the transport retries behind it)."""
-        self.prompt_tokens += reply.prompt_tokens
-        self.completion_tokens += reply.completion_tokens
-        self.cost_usd += reply.cost_usd
+        self.add_tokens(reply)
         self.latency_s += reply.latency_s
         self.attempts += reply.attempts
 
@@ -105,9 +101,7 @@ class Spend:
         return Judgement(
             model=model,
             order=order,
-            prompt_tokens=self.prompt_tokens,
-            completion_tokens=self.completion_tokens,
-            cost_usd=self.cost_usd,
+            **self.token_fields(),
             latency_s=self.latency_s,
             attempts=self.attempts,
             retries=max(self.attempts - 1, 0),

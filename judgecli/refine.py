@@ -11,9 +11,8 @@ attempt in `judgements`, and every attempt (answer, verdict, feedback, spend) in
 from __future__ import annotations
 
 import string
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -22,13 +21,14 @@ from judgecli.config import ModelSettings, RunConfig
 from judgecli.dataset import Case, DatasetScan, iter_cases
 from judgecli.errors import ConfigError, InputError, RubricError
 from judgecli.grading import GradingPlan, Spend, grade_pointwise
+from judgecli.job import Ending, Job
 from judgecli.judge.client import JudgeCallError, JudgeClient, JudgeRequest, Message
 from judgecli.result import CaseResult, CaseStatus, Judgement
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.run import finish_run, judge_all
-from judgecli.store import ANSWERS, RESULTS, RunStore, read_results
-from judgecli.summary.refine import summarize_refine
-from judgecli.summary.run import RunSummary, Usage
+from judgecli.store import ANSWERS, RunStore
+from judgecli.summary.facts import Usage
+from judgecli.summary.refine import RefineSummary, summarize_refine
+from judgecli.usage import Metered
 
 TEMPLATE_FIELDS = ("answer", "feedback")
 DEFAULT_FEEDBACK_TEMPLATE = (
@@ -38,16 +38,19 @@ DEFAULT_FEEDBACK_TEMPLATE = (
 )
 
 
-class Generation(BaseModel):
-    """What one generator call cost."""
+class GenerationHead(BaseModel):
+    """A generation's first key, in a base of its own so that it stays first in an attempt's
+    `generation` object (pydantic lays out base fields first).
+    """
+
+    model: str
+
+
+class Generation(Metered, GenerationHead):
+    """What one generator call cost (tokens, cost and latency from Metered)."""
 
     model_config = ConfigDict(frozen=True)
 
-    model: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
     calls: int = 0
     """HTTP calls made, transport retries included (0 when served from the cache)."""
     cached: bool = False
@@ -96,14 +99,6 @@ class RefineSettings:
     """The generator's system message when the case has no `system` of its own."""
     temperature: float = 0.0
     max_tokens: int | None = None
-
-
-@dataclass(frozen=True)
-class RefineOutcome:
-    """A finished refine run: where it is and what it found."""
-
-    run_dir: Path
-    summary: RunSummary
 
 
 def check_template(template: str) -> None:
@@ -197,10 +192,12 @@ async def generate(
     spend = Spend()
     spend.add(reply)
     return reply.text, Generation(
-        model=request.model, prompt_tokens=spend.prompt_tokens,
-        completion_tokens=spend.completion_tokens, cost_usd=spend.cost_usd,
-        latency_s=spend.latency_s, calls=spend.attempts, cached=reply.cached,
-    )  # fmt: skip
+        model=request.model,
+        **spend.token_fields(),
+        latency_s=spend.latency_s,
+        calls=spend.attempts,
+        cached=reply.cached,
+    )
 
 
 def feedback_of(judgements: list[Judgement]) -> str:
@@ -284,9 +281,7 @@ def generation_usage(attempts: list[list[Attempt]]) -> Usage:
         usage.calls += g.calls
         usage.retries += max(g.calls - 1, 0)
         usage.cached += g.cached
-        usage.prompt_tokens += g.prompt_tokens
-        usage.completion_tokens += g.completion_tokens
-        usage.cost_usd += g.cost_usd
+        usage.add_tokens(g)
     return usage
 
 
@@ -304,65 +299,58 @@ def answer_row(case: Case, result: CaseResult) -> dict[str, Any] | None:
                   "outcome": "passed" if result.passed else "exhausted"}  # fmt: skip
 
 
-def refine_dataset(
-    config: RunConfig,
-    rubric: Rubric,
-    scan: DatasetScan,
-    settings: RefineSettings,
-    *,
-    argv: list[str],
-    on_result: Callable[[CaseResult], None],
-    warnings: list[str],
-    step_summary: Path | None = None,
-) -> RefineOutcome:
-    """Refine every scanned case, write results, answers.jsonl and the reports."""
+def refine_job(
+    config: RunConfig, rubric: Rubric, scan: DatasetScan, settings: RefineSettings
+) -> Job[Case, RefineSummary]:
+    """Refine every scanned case; answers.jsonl holds the final answers, the summary how
+    many passed and after how many attempts.
+    """
     check_template(settings.feedback_template)
-    success_bar(rubric, settings.success_rating)
+    bar = success_bar(rubric, settings.success_rating)
     judges = config.model_names
-    if warning := self_preference_warning(settings.generator.name, judges):
-        warnings.append(warning)
+    warning = self_preference_warning(settings.generator.name, judges)
     plan = GradingPlan.of(config, rubric)
     # The generator rides in the run's client: one cache, limiter (rpm/tpm are per model),
     # retry policy and budget for every call.
     if settings.generator.name not in judges:
         config = config.model_copy(update={"models": [*config.models, settings.generator]})
 
-    async def refine(client: JudgeClient, case: Case) -> CaseResult:
+    async def refine(client: JudgeClient, plan: GradingPlan, case: Case) -> CaseResult:
         return await refine_case(client, plan, settings, case)
 
-    requires = ["input"]
-    cases = iter_cases(scan, requires=requires, field_map=config.field_map)
-    run_dir = judge_all(
-        config,
-        rubric,
-        cases,
-        refine,
-        argv=argv,
-        on_result=on_result,
-        warnings=warnings,
+    def cases() -> Iterator[Case]:
+        return iter_cases(scan, requires=["input"], field_map=config.field_map)
+
+    def summarize(results: list[CaseResult]) -> RefineSummary:
+        attempts = [attempts_of(r) for r in results]
+        return summarize_refine(
+            results,
+            attempts,
+            rubric=rubric,
+            judges=judges,
+            generator=settings.generator.name,
+            generation_usage=generation_usage(attempts),
+            max_attempts=settings.max_attempts,
+            success_rating=bar,
+            seed=config.seed,
+        )
+
+    def write_answers(store: RunStore, results: list[CaseResult]) -> list[CaseResult]:
+        by_id = {r.id: r for r in results}
+        rows = [
+            row
+            for case in cases()
+            if case.id in by_id and (row := answer_row(case, by_id[case.id])) is not None
+        ]
+        store.write_jsonl(ANSWERS, rows)
+        return results
+
+    return Job(
+        config=config,
+        plan=plan,
+        items=cases(),
         total=len(scan.lines),
+        grade=refine,
+        ending=Ending(summarize, write_files=write_answers),
+        warnings=[*scan.warnings, *([warning] if warning else [])],
     )
-    results = list(read_results(run_dir / RESULTS))
-    by_id = {r.id: r for r in results}
-    rows = [
-        row
-        for case in iter_cases(scan, requires=requires, field_map=config.field_map)
-        if case.id in by_id and (row := answer_row(case, by_id[case.id])) is not None
-    ]
-    RunStore(run_dir).write_jsonl(ANSWERS, rows)
-    attempts = [attempts_of(r) for r in results]
-    summary = summarize_refine(
-        results, attempts, rubric=rubric, judges=judges, generator=settings.generator.name,
-        generation_usage=generation_usage(attempts), max_attempts=settings.max_attempts,
-        success_rating=success_bar(rubric, settings.success_rating), seed=config.seed,
-    )  # fmt: skip
-    summary.warnings.extend(warnings)
-    finish_run(
-        run_dir,
-        summary,
-        step_summary=step_summary,
-        results=results,
-        failure_limit=config.max_failures,
-        total=len(scan.lines),
-    )
-    return RefineOutcome(run_dir=run_dir, summary=summary)

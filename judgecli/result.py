@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgecli.usage import Metered
 from judgecli.verdict import Verdict
 
 
@@ -44,10 +45,10 @@ class Order(StrEnum):
     NEW_OLD = "new-old"
 
 
-class Judgement(BaseModel):
-    """One judge's answer for one prompt (one order of a pairwise case)."""
-
-    model_config = ConfigDict(frozen=True)
+class JudgementHead(BaseModel):
+    """The keys of a judgement before its spend: who judged and what it said. A base of its
+    own so that results.jsonl keeps them first (pydantic lays out base fields first).
+    """
 
     model: str
     order: Order | None = None
@@ -59,10 +60,15 @@ class Judgement(BaseModel):
     (`reasoning_content`), as received; never parsed for a verdict."""
     verdict: Verdict | None = None
     error: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
+
+
+class Judgement(Metered, JudgementHead):
+    """One judge's answer for one prompt (one order of a pairwise case), then what it cost
+    (tokens, cost and latency from Metered).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
     attempts: int = 0
     """HTTP calls made, including transport retries and re-asks after unparseable replies."""
     retries: int = 0

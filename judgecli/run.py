@@ -1,5 +1,6 @@
-"""What every judging command does around its cases: open the run directory, record how
-the run was made, build the judge client, and write the summary and reports at the end.
+"""The run directory and the judging of its items: open (or reopen) the run, record how it
+was made, build the judge client, grade every item not judged yet, and write the reports
+of a summary. `job` puts these together into the spine every judging command runs on.
 """
 
 from __future__ import annotations
@@ -7,12 +8,13 @@ from __future__ import annotations
 import importlib.metadata
 import platform
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from judgecli import __version__
-from judgecli.config import DEFAULT_MAX_FAILURES, FailureLimit, RunConfig, cache_dir, secret_values
+from judgecli.config import RunConfig, cache_dir, secret_values
 from judgecli.errors import (
     BudgetExceededError,
     InputError,
@@ -39,11 +41,11 @@ from judgecli.store import (
     SUMMARY,
     PreviousRun,
     RunStore,
-    append_step_summary,
     read_results,
     read_summary,
 )
 from judgecli.store.cache import ReplyCache
+from judgecli.summary.compare import Delta, compare_runs
 from judgecli.summary.run import RunSummary
 
 T = TypeVar("T")
@@ -182,6 +184,14 @@ class HasId(Protocol):
 ItemT = TypeVar("ItemT", bound=HasId)
 
 
+@dataclass(frozen=True)
+class Judged:
+    """Items judged into a run directory, and what the judging warned of."""
+
+    run_dir: Path
+    warnings: list[str]
+
+
 def judge_all(
     config: RunConfig,
     rubric: Rubric,
@@ -190,19 +200,19 @@ def judge_all(
     *,
     argv: list[str],
     on_result: Callable[[CaseResult], None],
-    warnings: list[str],
     total: int | None = None,
-) -> Path:
+) -> Judged:
     """Open (or reopen) the run directory, grade every item not judged yet under the run's
-    limits, and close the results. Returns the run directory.
+    limits, and close the results.
 
     Before the first call each judge is checked as far as LiteLLM can without the network
     (provider, API key, a price under --max-cost); a failed check leaves no new run
     directory. Calls go through the reply cache unless --no-cache; the real client is only
     built on the first cache miss.
     With `total` (the run's case count) the run stops as soon as more cases have failed
-    than --max-failures allows. Unpriced models and response-format steps add warnings.
+    than --max-failures allows. Unpriced models and response-format steps are warned of.
     """
+    warnings: list[str] = []
 
     # What LiteLLM can check without the network is checked before the first call: at
     # once when that call is certain (no cache) or --force would delete the old run first;
@@ -271,7 +281,7 @@ def judge_all(
         raise
     finally:
         store.close()
-    return store.path
+    return Judged(run_dir=store.path, warnings=warnings)
 
 
 def resume_hint(err: RunIncompleteError, run_dir: Path) -> str:
@@ -281,48 +291,6 @@ def resume_hint(err: RunIncompleteError, run_dir: Path) -> str:
     if isinstance(err, JudgeUnavailableError) and err.hint:
         return f"{err.hint}; then continue with: judge resume {run_dir}"
     return f"continue with: judge resume {run_dir}"
-
-
-def finish_run(
-    run_dir: Path,
-    summary: RunSummary,
-    *,
-    results: Sequence[CaseResult],
-    step_summary: Path | None = None,
-    failure_limit: FailureLimit = DEFAULT_MAX_FAILURES,
-    total: int | None = None,
-) -> None:
-    """Mark a run that lost too many cases incomplete (its gate unevaluated), then write
-    summary.json and the reports (and append report.md to a CI step summary).
-    """
-    judged_enough(summary, failure_limit, total=total)
-    RunStore(run_dir).write_json(SUMMARY, summary.model_dump(mode="json", exclude_none=True))
-    write_reports(run_dir, summary, results)
-    if step_summary is not None:
-        append_step_summary(step_summary, render_markdown(summary))
-
-
-def judged_enough(summary: RunSummary, limit: FailureLimit, *, total: int | None = None) -> None:
-    """Set `summary.incomplete` (and drop its gate) when more cases failed than `limit`
-    allows of the run's `total` cases (default: those in the summary), or when the run
-    stopped before judging them all: a run the judge could not grade is never a pass, and
-    never a regression.
-    """
-    planned = max(total or 0, summary.n_cases)
-    allowed = limit.allowed(planned)
-    if summary.n_failed <= allowed and summary.n_cases >= planned:
-        return
-    reason = (
-        f"the judge could not grade {summary.n_failed} of {summary.n_cases} cases "
-        f"(--max-failures {limit} allows {allowed} of {planned})"
-    )
-    if summary.n_cases < planned:
-        reason += f"; stopped early, {planned - summary.n_cases} cases not judged"
-    if summary.failures:
-        first = summary.failures[0]
-        reason += f"; e.g. {first.id}: {first.error}"
-    summary.incomplete = reason
-    summary.gate = None
 
 
 def write_reports(run_dir: Path, summary: RunSummary, results: Sequence[CaseResult]) -> Path:
@@ -339,7 +307,15 @@ def write_reports(run_dir: Path, summary: RunSummary, results: Sequence[CaseResu
 
 
 def load_run(run_dir: Path) -> tuple[RunSummary, list[CaseResult]]:
-    """A finished run's summary and results (InputError when it is not one)."""
+    """A finished run's summary and results (InputError when it is not one). A folder that
+    is no run at all gets an error that does not suggest `judge resume`: only a run.json
+    makes a run that can be continued.
+    """
+    if not (run_dir / SUMMARY).exists() and not (run_dir / RUN_INFO).exists():
+        raise InputError(
+            f"{run_dir}: not a judge run directory (no {SUMMARY} or {RUN_INFO})",
+            hint="pass a directory a judge command wrote, e.g. runs/<time>-<command>-<rubric>",
+        )
     if not (run_dir / SUMMARY).exists():
         raise InputError(
             f"{run_dir}: no {SUMMARY} (not a finished run)",
@@ -348,3 +324,20 @@ def load_run(run_dir: Path) -> tuple[RunSummary, list[CaseResult]]:
     results_path = run_dir / RESULTS
     results = list(read_results(results_path)) if results_path.exists() else []
     return read_summary(run_dir / SUMMARY), results
+
+
+def compare_finished_runs(run_a: Path, run_b: Path) -> list[Delta]:
+    """What changed from run A to run B, case by case: two finished runs of one command
+    and one rubric (InputError otherwise: other numbers, or another scale, say nothing
+    about a change).
+    """
+    summary, results = load_run(run_a)
+    summary_b, results_b = load_run(run_b)
+    if summary.rubric_hash != summary_b.rubric_hash or summary.command != summary_b.command:
+        raise InputError(
+            f"{run_a} and {run_b} are not runs of the same command and rubric "
+            f"({summary.command} {summary.rubric_hash} vs {summary_b.command} "
+            f"{summary_b.rubric_hash})",
+            hint="compare two runs of one rubric, e.g. before and after a prompt change",
+        )
+    return compare_runs(summary, results, summary_b, results_b)

@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
-from judgecli.cascade import plan_cascade, recorded_rule, summarize_tiers, tiered
 from judgecli.config import RunConfig
-from judgecli.dataset import DatasetScan, iter_cases
+from judgecli.dataset import Case, DatasetScan, iter_cases
 from judgecli.errors import RubricError
 from judgecli.grading import GradingPlan, grade_pointwise
-from judgecli.result import CaseResult
+from judgecli.job import Ending, Job
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.run import finish_run, judge_all
-from judgecli.store import RESULTS, read_results
-from judgecli.summary.run import RunSummary
-from judgecli.summary.score import summarize_pointwise
-
-
-@dataclass(frozen=True)
-class ScoreOutcome:
-    """A finished score run: where it is and what it found."""
-
-    run_dir: Path
-    summary: RunSummary
+from judgecli.summary.score import ScoreSummary, summarize_score
 
 
 def check_rubric_kind(rubric: Rubric, path: Path) -> None:
@@ -36,47 +23,14 @@ def check_rubric_kind(rubric: Rubric, path: Path) -> None:
         )
 
 
-def score_dataset(
-    config: RunConfig,
-    rubric: Rubric,
-    scan: DatasetScan,
-    *,
-    argv: list[str],
-    on_result: Callable[[CaseResult], None],
-    warnings: list[str],
-    step_summary: Path | None = None,
-) -> ScoreOutcome:
-    """Judge the scanned cases, write the run directory, and summarise it."""
-    plan = GradingPlan.of(config, rubric)
-    cascade = plan_cascade(plan, config.screen_name, config.escalate)
-    config = recorded_rule(config, cascade)
-    cases = iter_cases(scan, requires=rubric.requires, field_map=config.field_map)
-    grade = tiered(grade_pointwise, plan, cascade)
-    run_dir = judge_all(
-        config,
-        rubric,
-        cases,
-        grade,
-        argv=argv,
-        on_result=on_result,
-        warnings=warnings,
+def score_job(config: RunConfig, rubric: Rubric, scan: DatasetScan) -> Job[Case, ScoreSummary]:
+    """Grade every scanned case; the summary's numbers are the answers' scores."""
+    return Job(
+        config=config,
+        plan=GradingPlan.of(config, rubric),
+        items=iter_cases(scan, requires=rubric.requires, field_map=config.field_map),
         total=len(scan.lines),
+        grade=grade_pointwise,
+        ending=Ending(partial(summarize_score, rubric=rubric, models=config.model_names)),
+        warnings=scan.warnings,
     )
-    results = list(read_results(run_dir / RESULTS))
-    summary = summarize_pointwise(
-        results,
-        rubric=rubric,
-        models=config.model_names,
-        command=config.command,
-    )
-    summary.cascade = summarize_tiers(results, config, cascade)
-    summary.warnings.extend(warnings)
-    finish_run(
-        run_dir,
-        summary,
-        step_summary=step_summary,
-        results=results,
-        failure_limit=config.max_failures,
-        total=len(scan.lines),
-    )
-    return ScoreOutcome(run_dir=run_dir, summary=summary)

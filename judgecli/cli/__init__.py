@@ -1,184 +1,17 @@
 """The command line: parse flags, make one core call, render, exit.
 
-`exits_with_code` is the one place that turns outcomes into exit codes, so CliRunner tests
-see exactly the codes users see: a JudgeError prints `error: ...` (and a hint) on stderr
-and exits with its code; an unexpected crash prints its traceback and exits 3 — never 1,
-which CI reads as "the gate failed".
+`app.py` holds the typer app and what every command shares (`exits_with_code`, the
+`stdout` and `stderr` consoles); each command lives in its own module and registers itself
+on that app with `@app.command`. This package's `__init__` is where the commands are
+brought together, as inspect_ai's `_cli/main.py` does: importing a command module here is
+what registers it (`judge --help` lists them in this order), and the console script
+`judge = "judgecli.cli:app"` and `python -m judgecli` start the app from here.
 
-What users read or pipe (reports, tables, listings) goes to stdout; progress, warnings and
-errors go to stderr; with --json, stdout carries the JSON alone (see cli/render.py).
+Command modules import from `judgecli.cli.app`, never from this package, so no module
+imports one that imports it back.
 """
 
-from __future__ import annotations
-
-import functools
-import inspect
-import sys
-from collections.abc import Callable, Sequence
-from typing import Annotated, Any, ParamSpec
-
-import typer
-from rich.console import Console
-from rich.markup import escape
-from typer.core import TyperGroup
-
-from judgecli import __version__
-from judgecli.errors import ExitCode, JudgeError
-
-P = ParamSpec("P")
-
-# soft_wrap: an error is one line a user can grep and copy, never wrapped at the terminal width.
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-stdout = Console(highlight=False)
-
-
-# An option declared without a metavar shows its value as a word, as click does, rather
-# than typer's Python type (`<float range>`); options.py names most values better.
-TYPE_WORDS = {"path": "PATH", "int": "N", "float": "NUMBER", "str": "TEXT"}
-
-
-def value_word(param: Any, ctx: Any) -> str:
-    """`PATH`, `N`, `NUMBER`, `TEXT` (or a choice's `a|b`) for an option's value."""
-    label = str(param.display_type(ctx)).strip("<>").removesuffix(" range")
-    if label.startswith("list[") and label.endswith("]"):
-        label = label[5:-1]
-    return TYPE_WORDS.get(label, label)
-
-
-def tidy_help(command: Any, ctx: Any) -> None:
-    """Adjust typer's help for an 80-column screen, for `command` and every subcommand:
-    a flag takes no value, so it shows no type (typer prints `<bool>`, even on --help); an
-    option without a metavar gets a word for its value; and a docstring's paragraphs are
-    joined into lines the terminal wraps (in rich markup mode typer keeps their hard line
-    breaks, which wrap raggedly at any width but the one they were written for).
-    """
-    help_option = command.get_help_option(ctx)
-    for param in [*command.params, *([help_option] if help_option is not None else [])]:
-        metavar = param.metavar
-        if param.param_type_name == "argument":
-            # typer brackets an optional argument itself: `[RUN_B]` would show as `[[RUN_B]]`.
-            if metavar and metavar.startswith("[") and metavar.endswith("]"):
-                param.metavar = metavar[1:-1]
-        elif metavar is None:
-            param.metavar = "" if getattr(param, "is_flag", False) else value_word(param, ctx)
-    if command.help:
-        # click's own rule: a paragraph starting with \b keeps its line breaks.
-        paragraphs = inspect.cleandoc(command.help).split("\n\n")
-        command.help = "\n\n".join(
-            p if p.startswith("\b") else " ".join(p.split()) for p in paragraphs
-        )
-    for sub in getattr(command, "commands", {}).values():
-        tidy_help(sub, ctx)
-
-
-class OneLineErrors(TyperGroup):
-    """Usage errors (unknown flag, a value out of range, a missing argument) as one
-    `error:` line plus a hint, exit 2 — instead of click's multi-line box — so CI logs and
-    wrappers see the same shape for every kind of bad input.
-    """
-
-    tidied = False
-
-    def get_params(self, ctx: Any) -> list[Any]:  # noqa: D102
-        # The root's parameters are read before any help is printed: tidy the whole tree once.
-        if not self.tidied:
-            self.tidied = True
-            tidy_help(self, ctx)
-        return super().get_params(ctx)
-
-    def main(  # noqa: D102
-        self,
-        args: Sequence[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        windows_expand_args: bool = True,
-        **extra: Any,
-    ) -> Any:
-        from judgecli.cli.streams import pipe_safe
-
-        sys.stdout = pipe_safe(sys.stdout)  # a reader that leaves early changes no exit code
-        try:
-            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
-        except Exception as err:
-            # typer vendors click (its exception classes are private): recognise a usage
-            # error by its interface.
-            if not (hasattr(err, "format_message") and hasattr(err, "exit_code")):
-                raise
-            if type(err).__name__ == "NoArgsIsHelpError":
-                err.show()  # type: ignore[attr-defined]  # prints the help
-            else:
-                command = getattr(getattr(err, "ctx", None), "command_path", "judge")
-                stderr.print(f"[bold red]error:[/] {escape(err.format_message())}")
-                stderr.print(f"[dim]hint:[/] see `{escape(command)} --help`")
-            code = err.exit_code
-        if not standalone_mode:
-            return code
-        sys.exit(code if isinstance(code, int) else 0)
-
-
-app = typer.Typer(
-    cls=OneLineErrors,
-    name="judge",
-    help="Grade LLM outputs with LLM judges: debiased verdicts, honest statistics, a CI gate.",
-    no_args_is_help=True,
-    rich_markup_mode="rich",
-    pretty_exceptions_show_locals=False,  # locals may hold API keys
-)
-
-
-def exits_with_code(command: Callable[P, ExitCode | None]) -> Callable[P, None]:
-    """Run a command body and exit with the code its outcome means."""
-
-    @functools.wraps(command)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
-        from judgecli.config import debug_enabled  # lazy: keeps `judge --help` fast
-
-        try:
-            code = command(*args, **kwargs)
-        except JudgeError as err:
-            if debug_enabled():
-                raise
-            stderr.print(f"[bold red]error:[/] {escape(err.message)}")
-            if err.hint:
-                stderr.print(f"[dim]hint:[/] {escape(err.hint)}")
-            raise typer.Exit(int(err.exit_code)) from None
-        except (typer.Exit, typer.BadParameter):
-            raise
-        except KeyboardInterrupt:
-            stderr.print("[bold red]error:[/] interrupted")
-            raise typer.Exit(int(ExitCode.INCOMPLETE)) from None
-        except Exception:
-            if debug_enabled():
-                raise
-            stderr.print_exception(show_locals=False)
-            stderr.print("[bold red]error:[/] unexpected crash (a bug in judge; please report it)")
-            raise typer.Exit(int(ExitCode.INCOMPLETE)) from None
-        sys.stdout.flush()  # here, where a closed pipe is harmless (streams.PipeSafe)
-        raise typer.Exit(int(code if code is not None else ExitCode.OK))
-
-    return wrapper
-
-
-def show_version(value: bool) -> None:
-    """--version: print and stop."""
-    if value:
-        print(f"judge {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def main(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=show_version, is_eager=True, help="Show the version."),
-    ] = False,
-) -> None:
-    """Grade LLM outputs with LLM judges."""
-
-
-# Command modules register themselves on `app`; imported last because they import `app`.
-from judgecli.cli import (  # noqa: E402, F401
+from judgecli.cli import (  # noqa: F401  (imported to register their commands)
     cache,
     calibrate,
     demo,
@@ -192,3 +25,6 @@ from judgecli.cli import (  # noqa: E402, F401
     score,
     simulate,
 )
+from judgecli.cli.app import app, exits_with_code, stderr, stdout
+
+__all__ = ["app", "exits_with_code", "stderr", "stdout"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from rich.markup import escape
 
-from judgecli.cli import app, exits_with_code, stdout
+from judgecli.cli.app import app, exits_with_code, stdout
 from judgecli.errors import ExitCode
 
 cache_app = typer.Typer(help="Inspect or clear the reply cache.", no_args_is_help=True)

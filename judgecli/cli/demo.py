@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from judgecli.cli import app, exits_with_code, stdout
+from judgecli.cli.app import app, exits_with_code, stdout
 from judgecli.errors import ExitCode, InputError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,50 +25,110 @@ def demo_steps(api_base: str, out: Path) -> list[tuple[str, list[str], set[int]]
     return [
         (
             "Grade 24 answers for helpfulness (pointwise 1-4, pass at 3)",
-            ["score", str(datasets / "example.jsonl"), "--rubric", "helpfulness", *sim,
-             "--out", str(out / "score")],
+            [
+                "score",
+                str(datasets / "example.jsonl"),
+                "--rubric",
+                "helpfulness",
+                *sim,
+                "--out",
+                str(out / "score"),
+            ],
             {0},
         ),
         (
             "Is NEW better than OLD? Both orders, gate at 55% (expect PASS, exit 0)",
-            ["pairwise", str(datasets / "old.jsonl"), str(datasets / "new.jsonl"), *sim,
-             "--min-win-rate", "0.55", "--out", str(out / "pairwise-pass")],
+            [
+                "pairwise",
+                str(datasets / "old.jsonl"),
+                str(datasets / "new.jsonl"),
+                *sim,
+                "--min-win-rate",
+                "0.55",
+                "--out",
+                str(out / "pairwise-pass"),
+            ],
             {0},
         ),
         (
             "Tiered: a cheap screen judges every pair, the strong judge only the pairs the "
             "screen is unsure of",
-            ["pairwise", str(datasets / "old.jsonl"), str(datasets / "new.jsonl"), *sim,
-             "--screen", "openai/sim-mini", "--price", "2.5,10", "--screen-price", "0.15,0.6",
-             "--no-cache", "--out", str(out / "pairwise-tiered")],
+            [
+                "pairwise",
+                str(datasets / "old.jsonl"),
+                str(datasets / "new.jsonl"),
+                *sim,
+                "--screen",
+                "openai/sim-mini",
+                "--price",
+                "2.5,10",
+                "--screen-price",
+                "0.15,0.6",
+                "--no-cache",
+                "--out",
+                str(out / "pairwise-tiered"),
+            ],
             {0},
         ),
         (
             "A regressed candidate against the same gate (expect FAIL, exit 1)",
-            ["pairwise", str(datasets / "old.jsonl"), str(datasets / "regressed.jsonl"), *sim,
-             "--min-win-rate", "0.55", "--out", str(out / "pairwise-fail")],
+            [
+                "pairwise",
+                str(datasets / "old.jsonl"),
+                str(datasets / "regressed.jsonl"),
+                *sim,
+                "--min-win-rate",
+                "0.55",
+                "--out",
+                str(out / "pairwise-fail"),
+            ],
             {1},
         ),
         (
             "How far can we trust this judge? Agreement with two human raters (gate: κ ≥ 0.6)",
-            ["calibrate", str(datasets / "labels.jsonl"), "--rubric", "helpfulness", *sim,
-             "--min-kappa", "0.6", "--out", str(out / "calibrate")],
+            [
+                "calibrate",
+                str(datasets / "labels.jsonl"),
+                "--rubric",
+                "helpfulness",
+                *sim,
+                "--min-kappa",
+                "0.6",
+                "--out",
+                str(out / "calibrate"),
+            ],
             {0},
         ),
         (
             "Self-refine: regenerate answers below the bar with the judge's feedback",
-            ["refine", str(datasets / "example.jsonl"), "--rubric", "helpfulness",
-             "--generator", "openai/gen-sim", *sim, "--max-attempts", "3",
-             "--out", str(out / "refine")],
+            [
+                "refine",
+                str(datasets / "example.jsonl"),
+                "--rubric",
+                "helpfulness",
+                "--generator",
+                "openai/gen-sim",
+                *sim,
+                "--max-attempts",
+                "3",
+                "--out",
+                str(out / "refine"),
+            ],
             {0},
         ),
         (
             "Re-check the first comparison's summary with a stricter gate, no judge calls",
-            ["gate", str(out / "pairwise-pass" / "summary.json"), "--min-win-rate", "0.55",
-             "--on", "lower-bound"],
+            [
+                "gate",
+                str(out / "pairwise-pass" / "summary.json"),
+                "--min-win-rate",
+                "0.55",
+                "--on",
+                "lower-bound",
+            ],
             {0, 1},
         ),
-    ]  # fmt: skip
+    ]
 
 
 @app.command("demo")
@@ -91,10 +151,13 @@ def demo_command(
     # judge that is good but not perfect. The cheap screen of the tiered step, sim-mini, is
     # much more position-biased than sim.
     config = SimulatorConfig(
-        latency_ms=latency_ms, latency_jitter_ms=latency_ms / 3, position_bias=0.25,
-        truth_file=REPO / "datasets" / "labels.jsonl", noise=0.2,
+        latency_ms=latency_ms,
+        latency_jitter_ms=latency_ms / 3,
+        position_bias=0.25,
+        truth_file=REPO / "datasets" / "labels.jsonl",
+        noise=0.2,
         profiles={"sim-mini": JudgeProfile(position_bias=0.6)},
-    )  # fmt: skip
+    )
     with SimulatorServer(config) as sim:
         stdout.print(
             f"[bold]judge simulator[/] on {sim.url} — deterministic fake verdicts, not a model\n"
@@ -125,11 +188,12 @@ def next_steps(target: Path) -> list[str]:
         "next, with a real judge (export OPENAI_API_KEY=..., or pick another LiteLLM model; "
         "--api-base URL for vLLM, Ollama or a proxy):",
         escape(f"  judge score {datasets}/example.jsonl --rubric helpfulness {real}"),
-        escape(f"  judge pairwise {datasets}/old.jsonl {datasets}/new.jsonl {real} "
-               "--min-win-rate 0.55"),
+        escape(
+            f"  judge pairwise {datasets}/old.jsonl {datasets}/new.jsonl {real} --min-win-rate 0.55"
+        ),
         escape(f"  judge calibrate {datasets}/labels.jsonl --rubric helpfulness {real}"),
         "  judge rubrics list    (the rubric library; `judge rubrics show NAME` to start your own)",
-    ]  # fmt: skip
+    ]
 
 
 def shown_path(path: Path) -> str:

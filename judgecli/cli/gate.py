@@ -7,8 +7,9 @@ from typing import Annotated
 
 import typer
 
-from judgecli.cli import app, exits_with_code
+from judgecli.cli.app import app, exits_with_code
 from judgecli.cli.options import (
+    GateOnChoice,
     GateOnOpt,
     MaxLossRateOpt,
     MinConsistencyOpt,
@@ -26,7 +27,7 @@ def gate_command(
     min_win_rate: MinWinRateOpt = None,
     max_loss_rate: MaxLossRateOpt = None,
     min_consistency: MinConsistencyOpt = None,
-    on: GateOnOpt = "point",
+    on: GateOnOpt = GateOnChoice.POINT,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the gate's verdict as JSON on stdout.")
     ] = False,
@@ -37,16 +38,17 @@ def gate_command(
     from rich.markup import escape
 
     from judgecli.cli.render import report_console
-    from judgecli.config import parse_choice
     from judgecli.errors import InputError, RunIncompleteError
-    from judgecli.gate import GateOn, GateSpec, evaluate_gate, gate_dict
+    from judgecli.gate import GateOn, GateSpec, evaluate_gate
     from judgecli.report.markdown import headline
     from judgecli.store import read_summary
 
     spec = GateSpec(
-        min_win_rate=min_win_rate, max_loss_rate=max_loss_rate, min_consistency=min_consistency,
-        on=parse_choice(GateOn, on, "--on"),
-    )  # fmt: skip
+        min_win_rate=min_win_rate,
+        max_loss_rate=max_loss_rate,
+        min_consistency=min_consistency,
+        on=GateOn(on),
+    )
     if spec.empty:
         raise InputError(
             "no threshold given", hint="e.g. --min-win-rate 0.55 (and --on lower-bound)"
@@ -62,12 +64,12 @@ def gate_command(
         )
     result = evaluate_gate(summary, spec)
     assert result is not None
-    summary.gate = gate_dict(result)
+    summary.gate = result
     colour = "green" if result.passed else "red"
     out = report_console(json_output=json_output)
     out.print(f"[bold {colour}]{escape(headline(summary))}[/]")
     if json_output:
-        print(json.dumps(summary.gate, indent=2))
+        print(json.dumps(result.model_dump(mode="json"), indent=2))
     return ExitCode.OK if result.passed else ExitCode.GATE_FAILED
 
 

@@ -1,6 +1,5 @@
-"""What every judging command does with its shared flags before its own work: find and load
-the rubric, turn the flags into one RunConfig, and, as the run starts, read what a resumed
-run holds or clear the old run `--force` replaces.
+"""What every judging command does before its own work: find and load the rubric, and turn
+the shared flags into one RunConfig (checking that the old run `--force` replaces is one).
 """
 
 from __future__ import annotations
@@ -9,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from judgecli.cli.flags import JudgeFlags
     from judgecli.config import RunConfig
+    from judgecli.flags import JudgeFlags
     from judgecli.rubric import Rubric
 
 
@@ -48,12 +47,9 @@ def find_named_rubric(name: str, dirs: list[Path]) -> Path:
         raise
 
 
-def judge_config(
-    command: str, rubric: Rubric, flags: JudgeFlags
-) -> tuple[RunConfig, dict[str, str]]:
-    """The RunConfig of a command's shared flags, and its --field mapping."""
+def judge_config(command: str, rubric: Rubric, flags: JudgeFlags) -> RunConfig:
+    """The RunConfig of a command's shared flags (its --field mapping included)."""
     from judgecli.config import build_run_config
-    from judgecli.dataset import parse_field_map
     from judgecli.errors import ConfigError
     from judgecli.store import default_run_dir
 
@@ -62,33 +58,14 @@ def judge_config(
             "--force starts the run over; --resume continues it",
             hint="drop one of them",
         )
-    field_map = parse_field_map(flags.field or [])
     config = build_run_config(
-        command=command, rubric=rubric, default_out=default_run_dir(command, rubric.name),
-        field_map=field_map, **flags.run_config_args(),
-    )  # fmt: skip
+        command=command,
+        rubric=rubric,
+        flags=flags,
+        default_out=default_run_dir(command, rubric.name),
+    )
     if flags.force and flags.out is not None:
         from judgecli.store import check_replaceable
 
         check_replaceable(flags.out)
-    return config, field_map
-
-
-def cases_done(run_dir: Path, *, retry_failed: bool) -> int:
-    """How many cases a run being resumed already holds (those it will not judge again:
-    the failed ones too, unless --retry-failed). 0 when its results cannot be read: the
-    resume itself then says why.
-    """
-    from judgecli.errors import InputError
-    from judgecli.result import CaseStatus
-    from judgecli.store import RESULTS, read_results
-
-    path = run_dir / RESULTS
-    if not path.is_file():
-        return 0
-    try:
-        return len(
-            {r.id for r in read_results(path) if not retry_failed or r.status is CaseStatus.OK}
-        )
-    except InputError:
-        return 0
+    return config

@@ -7,13 +7,15 @@ from typing import Annotated
 
 import typer
 
-from judgecli.cli import app, exits_with_code
-from judgecli.cli.flags import JudgeFlags, judge_flags
+from judgecli.cli.app import app, exits_with_code
+from judgecli.cli.flags import judge_flags, report_run, show_progress
 from judgecli.cli.invocation import invocation
 from judgecli.cli.options import (
     AllowPartialOpt,
     FlipOpt,
+    FlipPolicyChoice,
     FlipPolicyOpt,
+    GateOnChoice,
     GateOnOpt,
     MaxLossRateOpt,
     MinConsistencyOpt,
@@ -21,6 +23,7 @@ from judgecli.cli.options import (
     RubricOpt,
 )
 from judgecli.errors import ExitCode
+from judgecli.flags import JudgeFlags
 
 
 @app.command("pairwise")
@@ -40,37 +43,49 @@ def pairwise_command(
     *,
     flags: JudgeFlags,
     flip: FlipOpt = True,
-    flip_policy: FlipPolicyOpt = "tie",
+    flip_policy: FlipPolicyOpt = FlipPolicyChoice.TIE,
     min_win_rate: MinWinRateOpt = None,
     max_loss_rate: MaxLossRateOpt = None,
     min_consistency: MinConsistencyOpt = None,
-    on: GateOnOpt = "point",
+    on: GateOnOpt = GateOnChoice.POINT,
     allow_partial: AllowPartialOpt = False,
 ) -> ExitCode:
     """Compare NEW against OLD, case by case (joined on id), with a pairwise rubric."""
     from judgecli import pairwise
     from judgecli.cli.inputs import judge_config, named_rubric
-    from judgecli.config import parse_choice, step_summary_path
+    from judgecli.config import step_summary_path
     from judgecli.debias import FlipPolicy
     from judgecli.gate import GateOn, GateSpec
+    from judgecli.job import run_job
     from judgecli.pairs import scan_pairs
 
     rubric_path, loaded = named_rubric(rubric)
     pairwise.check_rubric_kind(loaded, rubric_path)
-    policy = parse_choice(FlipPolicy, flip_policy, "--flip-policy")
     gate = GateSpec(
-        min_win_rate=min_win_rate, max_loss_rate=max_loss_rate, min_consistency=min_consistency,
-        on=parse_choice(GateOn, on, "--on"),
-    )  # fmt: skip
-    config, field_map = judge_config("pairwise", loaded, flags)
+        min_win_rate=min_win_rate,
+        max_loss_rate=max_loss_rate,
+        min_consistency=min_consistency,
+        on=GateOn(on),
+    )
+    config = judge_config("pairwise", loaded, flags)
     scan = scan_pairs(
-        old, new, requires=loaded.requires, field_map=field_map, allow_partial=allow_partial,
-        limit=flags.limit, sample=flags.sample_size, seed=flags.seed,
-    )  # fmt: skip
-    with flags.progress(len(scan.pairs)) as progress:
-        outcome = pairwise.compare_datasets(
-            config, loaded, scan, flip=flip, flip_policy=policy, gate=gate, argv=invocation(ctx),
-            on_result=progress.case_done, warnings=list(scan.warnings),
+        old,
+        new,
+        requires=loaded.requires,
+        field_map=config.field_map,
+        allow_partial=allow_partial,
+        limit=flags.limit,
+        sample=flags.sample_size,
+        seed=flags.seed,
+    )
+    job = pairwise.pairwise_job(
+        config, loaded, scan, flip=flip, flip_policy=FlipPolicy(flip_policy), gate=gate
+    )
+    with show_progress(flags, job.total) as progress:
+        outcome = run_job(
+            job,
+            argv=invocation(ctx),
+            on_result=progress.case_done,
             step_summary=step_summary_path(),
-        )  # fmt: skip
-    return flags.report(outcome.summary, outcome.run_dir)
+        )
+    return report_run(flags, outcome.summary, outcome.run_dir)

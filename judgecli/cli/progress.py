@@ -160,9 +160,14 @@ class RunProgress:
         if enabled and console.is_interactive:
             self._bar = bar(console)
             self._bar.add_task(
-                "judging", total=total, completed=self._tally.before, failed=0, tokens=0,
-                cost=0.0, rate=0.0,
-            )  # fmt: skip
+                "judging",
+                total=total,
+                completed=self._tally.before,
+                failed=0,
+                tokens=0,
+                cost=0.0,
+                rate=0.0,
+            )
         elif enabled:
             self._lines = ProgressLines(
                 console, self._tally, clock=clock, every=every, heartbeat=heartbeat
@@ -196,9 +201,13 @@ class RunProgress:
             task = self._bar.tasks[0]
             elapsed = task.elapsed or 0.0
             self._bar.update(
-                task.id, advance=1, failed=tally.failed, tokens=tally.tokens, cost=tally.cost,
+                task.id,
+                advance=1,
+                failed=tally.failed,
+                tokens=tally.tokens,
+                cost=tally.cost,
                 rate=tally.done / elapsed if elapsed > 0 else 0.0,
-            )  # fmt: skip
+            )
 
 
 def bar(console: Console) -> Progress:

@@ -7,20 +7,19 @@ from typing import Annotated
 
 import typer
 
-from judgecli.cli import app, exits_with_code
-from judgecli.cli.flags import CASCADE, JudgeFlags, judge_flags
+from judgecli.cli.app import app, exits_with_code
+from judgecli.cli.flags import judge_flags, report_run, show_progress
 from judgecli.cli.invocation import invocation
-from judgecli.cli.options import (
-    RubricOpt,
-)
+from judgecli.cli.options import RubricOpt
 from judgecli.errors import ExitCode
+from judgecli.flags import CASCADE_FLAGS, JudgeFlags
 
 GENERATE = "Generate"
 
 
 @app.command("refine")
 @exits_with_code
-@judge_flags(without=CASCADE)
+@judge_flags(without=CASCADE_FLAGS)
 def refine_command(
     ctx: typer.Context,
     dataset: Annotated[
@@ -28,7 +27,7 @@ def refine_command(
         typer.Argument(
             metavar="DATASET", help="JSONL cases with id and input.", show_default=False
         ),
-    ],  # fmt: skip
+    ],
     rubric: RubricOpt,
     generator: Annotated[
         str,
@@ -98,24 +97,39 @@ def refine_command(
     from judgecli.cli.inputs import judge_config, named_rubric
     from judgecli.config import model_settings, step_summary_path
     from judgecli.dataset import scan_dataset
+    from judgecli.job import run_job
 
     template = feedback_template or refine.DEFAULT_FEEDBACK_TEMPLATE
     refine.check_template(template)
     _, loaded = named_rubric(rubric)
     refine.success_bar(loaded, success_rating)
-    config, field_map = judge_config("refine", loaded, flags)
+    config = judge_config("refine", loaded, flags)
+    [generator_settings] = model_settings(
+        [generator], api_base=flags.api_base, price=flags.price, json_schema=None
+    )
     settings = refine.RefineSettings(
-        generator=model_settings(
-            [generator], api_base=flags.api_base, price=flags.price, json_schema=None
-        )[0],
-        success_rating=success_rating, max_attempts=max_attempts, feedback_template=template,
-        system=system, temperature=generator_temperature, max_tokens=config.max_tokens,
-    )  # fmt: skip
-    scan = scan_dataset(dataset, requires=["input"], field_map=field_map, limit=flags.limit,
-                        sample=flags.sample_size, seed=flags.seed)  # fmt: skip
-    with flags.progress(len(scan.lines)) as progress:
-        outcome = refine.refine_dataset(
-            config, loaded, scan, settings, argv=invocation(ctx), on_result=progress.case_done,
-            warnings=list(scan.warnings), step_summary=step_summary_path(),
-        )  # fmt: skip
-    return flags.report(outcome.summary, outcome.run_dir)
+        generator=generator_settings,
+        success_rating=success_rating,
+        max_attempts=max_attempts,
+        feedback_template=template,
+        system=system,
+        temperature=generator_temperature,
+        max_tokens=config.max_tokens,
+    )
+    scan = scan_dataset(
+        dataset,
+        requires=["input"],
+        field_map=config.field_map,
+        limit=flags.limit,
+        sample=flags.sample_size,
+        seed=flags.seed,
+    )
+    job = refine.refine_job(config, loaded, scan, settings)
+    with show_progress(flags, job.total) as progress:
+        outcome = run_job(
+            job,
+            argv=invocation(ctx),
+            on_result=progress.case_done,
+            step_summary=step_summary_path(),
+        )
+    return report_run(flags, outcome.summary, outcome.run_dir)

@@ -14,10 +14,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from judgecli.cli import stderr, stdout
+from judgecli.cli.app import stderr, stdout
 from judgecli.errors import ExitCode
 from judgecli.report.markdown import gate_note, headline, terminal_tables
-from judgecli.summary.run import RunSummary
+from judgecli.summary.run import RunSummary, summary_json
 
 
 def report_console(*, json_output: bool) -> Console:
@@ -36,7 +36,7 @@ def print_summary(summary: RunSummary, run_dir: Path, *, quiet: bool, out: Conso
         stderr.print(f"[yellow]warning:[/] {escape(warning)}")
     line = escape(headline(summary))
     if summary.gate is not None and not summary.incomplete:
-        colour = "green" if summary.gate["passed"] else "red"
+        colour = "green" if summary.gate.passed else "red"
         line = f"[bold {colour}]{line}[/]"
     # soft_wrap: the verdict and the path stay one line each, for grep and copy.
     out.print(line, soft_wrap=True)
@@ -47,7 +47,7 @@ def print_summary(summary: RunSummary, run_dir: Path, *, quiet: bool, out: Conso
 
 def print_json(summary: RunSummary) -> None:
     """--json: summary.json on stdout, the only thing stdout then carries."""
-    print(json.dumps(summary.model_dump(mode="json", exclude_none=True), indent=2))
+    print(json.dumps(summary_json(summary), indent=2))
 
 
 def print_incomplete(summary: RunSummary, run_dir: Path) -> None:
@@ -68,6 +68,6 @@ def report_outcome(
     if summary.incomplete:
         print_incomplete(summary, run_dir)
         return ExitCode.INCOMPLETE
-    if summary.gate is not None and not summary.gate["passed"]:
+    if summary.gate is not None and not summary.gate.passed:
         return ExitCode.GATE_FAILED
     return ExitCode.OK

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli.app import app, exits_with_code, stderr
 from judgecli.cli.options import MaxCostOpt, ResumeRetryFailedOpt
 from judgecli.errors import ExitCode, InputError
 

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli.app import app, exits_with_code, stderr
 from judgecli.cli.invocation import invocation
+from judgecli.cli.options import SheetFormatChoice, choice
 from judgecli.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -40,19 +41,19 @@ def export_command(
             help="Add every case of these groups (comma-separated): inconsistent, failed, "
             "borderline, disagreement.",
         ),
-    ] = None,  # fmt: skip
+    ] = None,
     seed: Annotated[
         int,
         typer.Option(metavar="N", help="Seed of the sample and of a pairwise sheet's A/B order."),
     ] = 0,
     fmt: Annotated[
-        str | None,
+        SheetFormatChoice | None,
         typer.Option(
             "--format",
-            metavar="csv|jsonl",
+            parser=choice(SheetFormatChoice, "--format"),
             help="Sheet format (default: from --out's suffix, else csv).",
         ),
-    ] = None,  # fmt: skip
+    ] = None,
     show_verdict: Annotated[
         bool, typer.Option("--show-verdict", help="Add the judge's verdict (anchors raters).")
     ] = False,
@@ -70,15 +71,13 @@ def export_command(
     `judge calibrate --results RUN_DIR/results.jsonl --labels SHEET`.
     """
     from judgecli import review
-    from judgecli.config import parse_choice
     from judgecli.store import RESULTS, read_results, read_run_info
     from judgecli.store.sheets import SheetFormat, record_export, review_key, write_sheet
 
     size = review.parse_sample(sample)
     groups = review.parse_groups(include)
     suffix = out.suffix.lstrip(".").lower()
-    sheet_format = parse_choice(SheetFormat, fmt or ("jsonl" if suffix == "jsonl" else "csv"),
-                                "--format")  # fmt: skip
+    sheet_format = SheetFormat(fmt or ("jsonl" if suffix == "jsonl" else "csv"))
     info = read_run_info(run_dir, hint="pass the --out directory of a judge run")
     results = list(read_results(run_dir / RESULTS))
     pairwise = info.get("command") == "pairwise"
@@ -86,15 +85,23 @@ def export_command(
     run_hash = str(info.get("rubric", {}).get("hash"))
     loaded = load_scale_rubric(rubric or recorded.get("rubric"), run_hash, pairwise)
     band = loaded.scale.borderline_band if loaded and loaded.scale else 1.0
-    picks = review.choose_cases(results, sample=size, include=groups, seed=seed,
-                                pass_at=loaded.pass_at if loaded else None, band=band)  # fmt: skip
+    picks = review.choose_cases(
+        results,
+        sample=size,
+        include=groups,
+        seed=seed,
+        pass_at=loaded.pass_at if loaded else None,
+        band=band,
+    )
     if (
         review.Group.BORDERLINE in groups
         and not pairwise
         and (loaded is None or loaded.pass_at is None)
     ):
-        stderr.print(f"note: no rubric pass_at (see --rubric): borderline = within {band:g} "
-                     "of the median score")  # fmt: skip
+        stderr.print(
+            f"note: no rubric pass_at (see --rubric): borderline = within {band:g} "
+            "of the median score"
+        )
     # The run read its cases through --field; the sheet must read them the same way.
     field_map = dict(info.get("config", {}).get("field_map") or {})
     key = blinding = None
@@ -111,8 +118,9 @@ def export_command(
             raise missing_cases("--cases DATASET.jsonl")
         texts = review.read_cases(dataset, field_map)
     note = review.label_note(loaded, pairwise=pairwise)
-    sheet = review.build_sheet(picks, texts, note=note, show_verdict=show_verdict,
-                               blinding=blinding)  # fmt: skip
+    sheet = review.build_sheet(
+        picks, texts, note=note, show_verdict=show_verdict, blinding=blinding
+    )
     write_sheet(out, sheet, sheet_format, key=key)
     entry = {"argv": invocation(ctx), "out": str(out), "n": len(sheet.rows)}
     record_export(run_dir, info, entry)
@@ -126,7 +134,7 @@ def recorded_inputs(info: dict[str, Any]) -> dict[str, Path]:
     """The rubric and dataset(s) run.json's argv names, paths resolved against its cwd
     (parsed by the recorded command itself, so flags and arguments are told apart).
     """
-    from judgecli.cli import app as judge_app
+    from judgecli.cli.app import app as judge_app
 
     try:
         argv, cwd = list(info["argv"]), Path(info.get("cwd", "."))
@@ -180,8 +188,10 @@ def load_scale_rubric(name: Any, run_hash: str, pairwise: bool) -> Any:
         return None
     loaded = load_rubric(find_rubric(str(name), rubric_dirs()), dirs=rubric_dirs())
     if loaded.content_hash != run_hash:
-        stderr.print(f"warning: rubric {loaded.name} has changed since the run "
-                     f"({run_hash} then, {loaded.content_hash} now); using its scale")  # fmt: skip
+        stderr.print(
+            f"warning: rubric {loaded.name} has changed since the run "
+            f"({run_hash} then, {loaded.content_hash} now); using its scale"
+        )
     return loaded
 
 
@@ -189,5 +199,6 @@ def missing_cases(flags: str) -> Exception:
     """The error for a run whose case text cannot be found."""
     from judgecli.errors import InputError
 
-    return InputError("the run's results hold no case text and its datasets were not found",
-                      hint=f"pass {flags}")  # fmt: skip
+    return InputError(
+        "the run's results hold no case text and its datasets were not found", hint=f"pass {flags}"
+    )

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from judgecli.cli import app, exits_with_code, stderr, stdout
+from judgecli.cli.app import app, exits_with_code, stderr, stdout
 from judgecli.errors import ExitCode
 
 rubrics_app = typer.Typer(help="List, show and validate rubrics.", no_args_is_help=True)
@@ -83,8 +83,10 @@ def validate_command(
 
     for path in files:
         r = load_rubric(path, dirs=rubric_dirs())
-        stdout.print(f"{escape(str(path))}: ok ({r.name} v{r.version}, {r.kind.value}, "
-                     f"{r.content_hash})", soft_wrap=True)  # fmt: skip
+        stdout.print(
+            f"{escape(str(path))}: ok ({r.name} v{r.version}, {r.kind.value}, {r.content_hash})",
+            soft_wrap=True,
+        )
     return ExitCode.OK
 
 

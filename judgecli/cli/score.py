@@ -7,13 +7,12 @@ from typing import Annotated
 
 import typer
 
-from judgecli.cli import app, exits_with_code
-from judgecli.cli.flags import JudgeFlags, judge_flags
+from judgecli.cli.app import app, exits_with_code
+from judgecli.cli.flags import judge_flags, report_run, show_progress
 from judgecli.cli.invocation import invocation
-from judgecli.cli.options import (
-    RubricOpt,
-)
+from judgecli.cli.options import RubricOpt
 from judgecli.errors import ExitCode
+from judgecli.flags import JudgeFlags
 
 
 @app.command("score")
@@ -34,17 +33,25 @@ def score_command(
     from judgecli.cli.inputs import judge_config, named_rubric
     from judgecli.config import step_summary_path
     from judgecli.dataset import scan_dataset
+    from judgecli.job import run_job
 
     rubric_path, loaded = named_rubric(rubric)
     score.check_rubric_kind(loaded, rubric_path)
-    config, field_map = judge_config("score", loaded, flags)
+    config = judge_config("score", loaded, flags)
     scan = scan_dataset(
-        dataset, requires=loaded.requires, field_map=field_map, limit=flags.limit,
-        sample=flags.sample_size, seed=flags.seed,
-    )  # fmt: skip
-    with flags.progress(len(scan.lines)) as progress:
-        outcome = score.score_dataset(
-            config, loaded, scan, argv=invocation(ctx), on_result=progress.case_done,
-            warnings=list(scan.warnings), step_summary=step_summary_path(),
-        )  # fmt: skip
-    return flags.report(outcome.summary, outcome.run_dir)
+        dataset,
+        requires=loaded.requires,
+        field_map=config.field_map,
+        limit=flags.limit,
+        sample=flags.sample_size,
+        seed=flags.seed,
+    )
+    job = score.score_job(config, loaded, scan)
+    with show_progress(flags, job.total) as progress:
+        outcome = run_job(
+            job,
+            argv=invocation(ctx),
+            on_result=progress.case_done,
+            step_summary=step_summary_path(),
+        )
+    return report_run(flags, outcome.summary, outcome.run_dir)

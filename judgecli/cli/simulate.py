@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from judgecli.cli import app, exits_with_code, stderr
+from judgecli.cli.app import app, exits_with_code, stderr
 from judgecli.errors import ConfigError, ExitCode
 
 # Panels keep each options table narrow enough that no flag name is cut at 80 columns.
@@ -34,34 +34,79 @@ def _share(text: str, panel: str = _FAULTS, metavar: str = "SHARE") -> Any:
 _Port = Annotated[int, _option("Port on 127.0.0.1 (0 picks a free one).", metavar="N")]
 _Seed = Annotated[int, _option("Seed of the deterministic verdicts.", metavar="N")]
 _Latency = Annotated[float, _option("Delay before each reply.", min=0, metavar="MS")]
-_Rpm = Annotated[int | None, _option("Answer 429 above N requests per window.", _LIMIT, min=1,
-                                     metavar="N")]  # fmt: skip
-_Window = Annotated[float, _option("Length of the --rpm window; 6 runs a per-minute limit 10x "
-                                   "faster.", _LIMIT, metavar="SECONDS")]  # fmt: skip
-_Prefill = Annotated[bool, _option("Start with the --rpm window full, as if another job had "
-                                   "just used the key.", _LIMIT, "--rate-limit-prefill",
-                                   show_default=False)]  # fmt: skip
+_Rpm = Annotated[
+    int | None, _option("Answer 429 above N requests per window.", _LIMIT, min=1, metavar="N")
+]
+_Window = Annotated[
+    float,
+    _option(
+        "Length of the --rpm window; 6 runs a per-minute limit 10x faster.",
+        _LIMIT,
+        metavar="SECONDS",
+    ),
+]
+_Prefill = Annotated[
+    bool,
+    _option(
+        "Start with the --rpm window full, as if another job had just used the key.",
+        _LIMIT,
+        "--rate-limit-prefill",
+        show_default=False,
+    ),
+]
 # One flag, not a --x/--no-x pair: the pair's second column would squeeze the help to 80.
-_NoHeaders = Annotated[bool, _option("Send no x-ratelimit-* headers with --rpm, only "
-                                     "Retry-After.", _LIMIT, "--no-rate-limit-headers",
-                                     show_default=False)]  # fmt: skip
-_RetryAfter = Annotated[float, _option("Retry-After of the random 429s.", _LIMIT, min=0,
-                                       metavar="SECONDS")]  # fmt: skip
-_Style = Annotated[str, _option("How verdicts are worded: json, think, think-unopened, "
-                                "reasoning-content, fenced, prose or truncated.", _JUDGES,
-                                metavar="STYLE")]  # fmt: skip
-_Formats = Annotated[str, _option("response_format types accepted: all, llama-cpp, none, ignored, "
-                                  "or types joined by + (json_schema, json_object, text).",
-                                  _JUDGES, metavar="SPEC")]  # fmt: skip
-_Truth = Annotated[Path | None, _option("JSONL cases with true labels (e.g. datasets/labels.jsonl):"
-                                        " the answers it holds get their label. Pointwise and "
-                                        "binary rubrics.", _JUDGES, metavar="FILE")]  # fmt: skip
-_TruthField = Annotated[str, _option("The key holding the label in the --truth file.", _JUDGES,
-                                     metavar="NAME")]  # fmt: skip
-_Profile = Annotated[list[str] | None, _option(
-    "Repeatable: the judge model NAME plays; keys noise, position-bias, length-bias, style, "
-    "formats, e.g. --profile r1:style=think --profile local:formats=llama-cpp.",
-    _JUDGES, metavar="NAME:K=V,...")]  # fmt: skip
+_NoHeaders = Annotated[
+    bool,
+    _option(
+        "Send no x-ratelimit-* headers with --rpm, only Retry-After.",
+        _LIMIT,
+        "--no-rate-limit-headers",
+        show_default=False,
+    ),
+]
+_RetryAfter = Annotated[
+    float, _option("Retry-After of the random 429s.", _LIMIT, min=0, metavar="SECONDS")
+]
+_Style = Annotated[
+    str,
+    _option(
+        "How verdicts are worded: json, think, think-unopened, "
+        "reasoning-content, fenced, prose or truncated.",
+        _JUDGES,
+        metavar="STYLE",
+    ),
+]
+_Formats = Annotated[
+    str,
+    _option(
+        "response_format types accepted: all, llama-cpp, none, ignored, "
+        "or types joined by + (json_schema, json_object, text).",
+        _JUDGES,
+        metavar="SPEC",
+    ),
+]
+_Truth = Annotated[
+    Path | None,
+    _option(
+        "JSONL cases with true labels (e.g. datasets/labels.jsonl):"
+        " the answers it holds get their label. Pointwise and "
+        "binary rubrics.",
+        _JUDGES,
+        metavar="FILE",
+    ),
+]
+_TruthField = Annotated[
+    str, _option("The key holding the label in the --truth file.", _JUDGES, metavar="NAME")
+]
+_Profile = Annotated[
+    list[str] | None,
+    _option(
+        "Repeatable: the judge model NAME plays; keys noise, position-bias, length-bias, style, "
+        "formats, e.g. --profile r1:style=think --profile local:formats=llama-cpp.",
+        _JUDGES,
+        metavar="NAME:K=V,...",
+    ),
+]
 _HELP = (
     "Serve fake, deterministic judge verdicts on 127.0.0.1 — NOT a language model.\n\n"
     "It answers /v1/chat/completions with JSON that fits the rubric's schema, scored by simple "
@@ -90,16 +135,19 @@ def simulate_command(
     truncate_rate: Annotated[float, _share("Share of replies whose body is cut in half.")] = 0.0,
     style: _Style = "json",
     formats: _Formats = "all",
-    position_bias: Annotated[float, _share("Pairwise: prefers answer A this often when unsure.",
-                                           _JUDGES, "P")] = 0.0,
-    length_bias: Annotated[float, _share("Pairwise: prefers the longer answer this often.",
-                                         _JUDGES, "P")] = 0.0,
+    position_bias: Annotated[
+        float, _share("Pairwise: prefers answer A this often when unsure.", _JUDGES, "P")
+    ] = 0.0,
+    length_bias: Annotated[
+        float, _share("Pairwise: prefers the longer answer this often.", _JUDGES, "P")
+    ] = 0.0,
     truth: _Truth = None,
     truth_field: _TruthField = "label",
-    noise: Annotated[float, _share("With --truth: probability of answering another value.",
-                                   _JUDGES, "P")] = 0.0,
+    noise: Annotated[
+        float, _share("With --truth: probability of answering another value.", _JUDGES, "P")
+    ] = 0.0,
     profile: _Profile = None,
-) -> ExitCode:  # fmt: skip
+) -> ExitCode:
     """Run the simulator in the foreground until Ctrl-C (its help is `_HELP`)."""
     # Imported here so `judge --help` stays fast.
     from judgecli.simulator.config import parse_profiles, parse_server_settings
@@ -118,9 +166,13 @@ def simulate_command(
         )
     if rate_limit_prefill and rpm is None:
         raise ConfigError("--rate-limit-prefill needs --rpm N", hint="e.g. --rpm 30")
-    faults = {"--drop-rate": drop_rate, "--error-rate": error_rate,
-              "--malformed-rate": malformed_rate, "--rate-limit-rate": rate_limit_rate,
-              "--truncate-rate": truncate_rate}  # fmt: skip
+    faults = {
+        "--drop-rate": drop_rate,
+        "--error-rate": error_rate,
+        "--malformed-rate": malformed_rate,
+        "--rate-limit-rate": rate_limit_rate,
+        "--truncate-rate": truncate_rate,
+    }
     if math.fsum(faults.values()) > 1:
         # Checked here too, so the message names the flags rather than the config fields.
         given = " + ".join(f"{flag} {rate:g}" for flag, rate in faults.items() if rate)
@@ -129,21 +181,37 @@ def simulate_command(
             hint="each request draws at most one fault, so the shares must fit in one",
         )
     config = SimulatorConfig(
-        port=port, seed=seed, latency_ms=latency_ms, rpm=rpm, error_rate=error_rate,
-        drop_rate=drop_rate, malformed_rate=malformed_rate, rate_limit_rate=rate_limit_rate,
-        rate_limit_retry_after_s=rate_limit_retry_after, truncate_rate=truncate_rate,
-        rate_limit_window_s=rate_limit_window, rate_limit_prefill=rate_limit_prefill,
-        rate_limit_headers=not hide_rate_limit_headers, position_bias=position_bias,
-        length_bias=length_bias, truth_file=truth, truth_field=truth_field, noise=noise,
-        style=reply_style, formats=accepted, profiles=profiles,
-    )  # fmt: skip
+        port=port,
+        seed=seed,
+        latency_ms=latency_ms,
+        rpm=rpm,
+        error_rate=error_rate,
+        drop_rate=drop_rate,
+        malformed_rate=malformed_rate,
+        rate_limit_rate=rate_limit_rate,
+        rate_limit_retry_after_s=rate_limit_retry_after,
+        truncate_rate=truncate_rate,
+        rate_limit_window_s=rate_limit_window,
+        rate_limit_prefill=rate_limit_prefill,
+        rate_limit_headers=not hide_rate_limit_headers,
+        position_bias=position_bias,
+        length_bias=length_bias,
+        truth_file=truth,
+        truth_field=truth_field,
+        noise=noise,
+        style=reply_style,
+        formats=accepted,
+        profiles=profiles,
+    )
 
     def ready(url: str) -> None:
         stderr.print(f"judge simulator (fake verdicts, not a model) on {url}/v1 — Ctrl-C stops")
         for line in config.describe():
             stderr.print(line)
-        stderr.print(f"try: judge score datasets/example.jsonl --rubric helpfulness "
-                     f"--model openai/sim --api-base {url}/v1")  # fmt: skip
+        stderr.print(
+            f"try: judge score datasets/example.jsonl --rubric helpfulness "
+            f"--model openai/sim --api-base {url}/v1"
+        )
 
     try:
         asyncio.run(serve_forever(config, on_ready=ready))

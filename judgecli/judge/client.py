@@ -30,6 +30,7 @@ from judgecli.judge.formats import FormatLadder, FormatMode, wire_format
 from judgecli.judge.limits import Limits
 from judgecli.judge.pacing import backoff_s, rate_limit_info, retry_after_s
 from judgecli.judge.provider import import_litellm, model_price, required_price, warm_up
+from judgecli.usage import Metered
 
 Message = dict[str, str]
 
@@ -60,16 +61,19 @@ class JudgeRequest(BaseModel):
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-class JudgeReply(BaseModel):
-    """A successful reply, with what it cost."""
+class ReplyText(BaseModel):
+    """A reply's first key, in a base of its own so that it stays first (the reply cache
+    stores replies as JSON in field order, and pydantic lays out base fields first).
+    """
+
+    text: str
+
+
+class JudgeReply(Metered, ReplyText):
+    """A successful reply, with what it cost (tokens, cost and latency from Metered)."""
 
     model_config = ConfigDict(frozen=True)
 
-    text: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
     attempts: int = 1
     cached: bool = False
     """Served from the reply cache: nothing was sent or paid."""

@@ -3,8 +3,10 @@ They return text; the store writes it.
 
 - `markdown`: the headline, report.md, and the terminal tables
 - `cells`: sections, number and interval formatting shared by every renderer
+- `calibrate`, `refine`: those commands' headline numbers and tables
 - `cascade`: the tiered run's tables (--screen)
 - `html`: report.html, one self-contained page
+- `figures`: report.html's charts of each command's numbers
 - `html_cases`: report.html's table of every case
 - `svg`, `charts`: the inline SVG charts
 - `junit`: results.junit.xml for CI test reporters

@@ -108,8 +108,9 @@ def rich_table(sec: Section, *, width: int = TERMINAL_WIDTH) -> Table:
     table = Table(title=sec.title)
     for i, (name, cells) in enumerate(zip(headers, content, strict=True)):
         short = i > 0 and cells <= SHORT_CELL
-        table.add_column(name, justify="left" if i == 0 else "right", no_wrap=short,
-                         overflow="fold")  # fmt: skip
+        table.add_column(
+            name, justify="left" if i == 0 else "right", no_wrap=short, overflow="fold"
+        )
     for row in sec.rows:
         table.add_row(*row)
     return table

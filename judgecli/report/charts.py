@@ -6,7 +6,7 @@ deterministic, escaped, styled by CSS classes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
@@ -28,6 +28,7 @@ from judgecli.report.svg import (
     ticks,
     whisker_h,
 )
+from judgecli.stats.calibration import ReliabilityBin
 
 
 @dataclass(frozen=True)
@@ -54,15 +55,41 @@ def stacked_bar(segments: Sequence[Segment], *, title: str) -> str:
         w = width * s.count / total if total else 0.0
         if w > 0:
             tip = el("title", f"{s.label}: {s.count}")
-            parts.append(el("rect", class_=f"segment {s.kind}", x=x, y=8, width=w,
-                            height=STACK_HEIGHT, inner=tip))  # fmt: skip
+            parts.append(
+                el(
+                    "rect",
+                    class_=f"segment {s.kind}",
+                    x=x,
+                    y=8,
+                    width=w,
+                    height=STACK_HEIGHT,
+                    inner=tip,
+                )
+            )
             if w >= CHAR * len(str(s.count)) + 8:
-                parts.append(el("text", str(s.count), x=x + w / 2, y=8 + STACK_HEIGHT / 2 + 4,
-                                text_anchor="middle", class_="ink"))  # fmt: skip
+                parts.append(
+                    el(
+                        "text",
+                        str(s.count),
+                        x=x + w / 2,
+                        y=8 + STACK_HEIGHT / 2 + 4,
+                        text_anchor="middle",
+                        class_="ink",
+                    )
+                )
         x += w
     if not total:
-        parts.append(el("rect", class_="grid", x=STACK_LEFT, y=8, width=width,
-                        height=STACK_HEIGHT, fill="none"))  # fmt: skip
+        parts.append(
+            el(
+                "rect",
+                class_="grid",
+                x=STACK_LEFT,
+                y=8,
+                width=width,
+                height=STACK_HEIGHT,
+                fill="none",
+            )
+        )
     y, x = 8 + STACK_HEIGHT + 22, float(STACK_LEFT)
     for s in segments:
         share = f" ({s.count / total:.1%})" if total else ""
@@ -91,15 +118,29 @@ def heat_map(
     largest = max((n for row in matrix for n in row), default=0) or 1
     fits = max(2, int(size / CHAR))
     parts = [
-        el("text", column_title, x=left + size * len(columns) / 2, y=14, text_anchor="middle",
-           class_="muted"),
-        el("text", row_title, x=14, y=top + size * len(rows) / 2, text_anchor="middle",
-           class_="muted", transform=f"rotate(-90 14 {top + size * len(rows) / 2:.2f})"),
-    ]  # fmt: skip
+        el(
+            "text",
+            column_title,
+            x=left + size * len(columns) / 2,
+            y=14,
+            text_anchor="middle",
+            class_="muted",
+        ),
+        el(
+            "text",
+            row_title,
+            x=14,
+            y=top + size * len(rows) / 2,
+            text_anchor="middle",
+            class_="muted",
+            transform=f"rotate(-90 14 {top + size * len(rows) / 2:.2f})",
+        ),
+    ]
     for j, name in enumerate(columns):
         label = el("title", name) + escape(shorten(name, fits))
-        parts.append(el("text", x=left + size * (j + 0.5), y=top - 8, text_anchor="middle",
-                        inner=label))  # fmt: skip
+        parts.append(
+            el("text", x=left + size * (j + 0.5), y=top - 8, text_anchor="middle", inner=label)
+        )
     for i, (name, row) in enumerate(zip(rows, matrix, strict=True)):
         y = top + size * i
         label = el("title", name) + escape(shorten(name, 14))
@@ -110,11 +151,29 @@ def heat_map(
             tip = el("title", f"{name} → {columns[j]}: {count}")
             x = left + size * j
             shade = 0.1 + 0.9 * share if count else 0.0
-            parts.append(el("rect", class_=cls, x=x, y=y, width=size, height=size,
-                            fill_opacity=shade, inner=tip))  # fmt: skip
+            parts.append(
+                el(
+                    "rect",
+                    class_=cls,
+                    x=x,
+                    y=y,
+                    width=size,
+                    height=size,
+                    fill_opacity=shade,
+                    inner=tip,
+                )
+            )
             ink = "ink" if share > 0.5 else None
-            parts.append(el("text", str(count), x=x + size / 2, y=y + size / 2 + 4,
-                            text_anchor="middle", class_=ink))  # fmt: skip
+            parts.append(
+                el(
+                    "text",
+                    str(count),
+                    x=x + size / 2,
+                    y=y + size / 2 + 4,
+                    text_anchor="middle",
+                    class_=ink,
+                )
+            )
     width = left + size * len(columns) + 10
     return svg(width, top + size * len(rows) + 10, title, parts, kind="heatmap")
 
@@ -123,10 +182,10 @@ SQUARE = 300
 """Side of the reliability diagram's plot."""
 
 
-def reliability_diagram(bins: Sequence[Mapping[str, float]], *, title: str) -> str:
+def reliability_diagram(bins: Sequence[ReliabilityBin], *, title: str) -> str:
     """Accuracy per confidence bin against the diagonal of perfect calibration: a bar over
     each bin's range up to its accuracy, a point at (mean confidence, accuracy), and the
-    bin's count above it. Bins are dicts with low, high, mean_confidence, accuracy, count.
+    bin's count above it.
     """
     left, top = 52.0, 16.0
     sx = Scale(0.0, 1.0, left, left + SQUARE)
@@ -135,26 +194,54 @@ def reliability_diagram(bins: Sequence[Mapping[str, float]], *, title: str) -> s
     for t in ticks(0.0, 1.0):
         parts.append(el("line", class_="grid", x1=sx(t), x2=sx(t), y1=top, y2=top + SQUARE))
         parts.append(el("line", class_="grid", x1=left, x2=left + SQUARE, y1=sy(t), y2=sy(t)))
-        parts.append(el("text", general(t), x=sx(t), y=top + SQUARE + 16, text_anchor="middle",
-                        class_="muted"))  # fmt: skip
-        parts.append(el("text", general(t), x=left - 6, y=sy(t) + 4, text_anchor="end",
-                        class_="muted"))  # fmt: skip
+        parts.append(
+            el(
+                "text",
+                general(t),
+                x=sx(t),
+                y=top + SQUARE + 16,
+                text_anchor="middle",
+                class_="muted",
+            )
+        )
+        parts.append(
+            el("text", general(t), x=left - 6, y=sy(t) + 4, text_anchor="end", class_="muted")
+        )
     for b in bins:
-        x0, x1, y = sx(b["low"]), sx(b["high"]), sy(b["accuracy"])
-        tip = el("title", f"confidence {b['low']:.2f}–{b['high']:.2f}: accuracy "
-                          f"{b['accuracy']:.2f}, mean confidence {b['mean_confidence']:.2f}, "
-                          f"n={int(b['count'])}")  # fmt: skip
-        parts.append(el("rect", class_="bar", x=x0, y=y, width=x1 - x0, height=sy(0.0) - y,
-                        inner=tip))  # fmt: skip
-        parts.append(el("circle", class_="point", cx=sx(b["mean_confidence"]), cy=y, r=4))
-        parts.append(el("text", str(int(b["count"])), x=(x0 + x1) / 2, y=y - 7,
-                        text_anchor="middle", class_="count"))  # fmt: skip
+        x0, x1, y = sx(b.low), sx(b.high), sy(b.accuracy)
+        tip = el(
+            "title",
+            f"confidence {b.low:.2f}–{b.high:.2f}: accuracy {b.accuracy:.2f}, mean confidence "
+            f"{b.mean_confidence:.2f}, n={b.count}",
+        )
+        parts.append(
+            el("rect", class_="bar", x=x0, y=y, width=x1 - x0, height=sy(0.0) - y, inner=tip)
+        )
+        parts.append(el("circle", class_="point", cx=sx(b.mean_confidence), cy=y, r=4))
+        parts.append(
+            el("text", str(b.count), x=(x0 + x1) / 2, y=y - 7, text_anchor="middle", class_="count")
+        )
     parts.append(el("line", class_="ref", x1=sx(0.0), y1=sy(0.0), x2=sx(1.0), y2=sy(1.0)))
-    parts.append(el("text", "stated confidence", x=left + SQUARE / 2, y=top + SQUARE + 34,
-                    text_anchor="middle"))  # fmt: skip
+    parts.append(
+        el(
+            "text",
+            "stated confidence",
+            x=left + SQUARE / 2,
+            y=top + SQUARE + 34,
+            text_anchor="middle",
+        )
+    )
     mid = top + SQUARE / 2
-    parts.append(el("text", "accuracy", x=14, y=mid, text_anchor="middle",
-                    transform=f"rotate(-90 14 {mid:.2f})"))  # fmt: skip
+    parts.append(
+        el(
+            "text",
+            "accuracy",
+            x=14,
+            y=mid,
+            text_anchor="middle",
+            transform=f"rotate(-90 14 {mid:.2f})",
+        )
+    )
     return svg(left + SQUARE + 16, top + SQUARE + 42, title, parts, kind="reliability")
 
 
@@ -185,8 +272,9 @@ def scatter(
     for t in ticks(-reach, reach, 6):
         x = scale(t)
         parts.append(el("line", class_="grid", x1=x, x2=x, y1=TOP, y2=bottom))
-        parts.append(el("text", general(t), x=x, y=bottom + 16, text_anchor="middle",
-                        class_="muted"))  # fmt: skip
+        parts.append(
+            el("text", general(t), x=x, y=bottom + 16, text_anchor="middle", class_="muted")
+        )
     row = {key: i for i, (key, _) in enumerate(lanes)}
     seen = dict.fromkeys(row, 0)
     for i, name in enumerate(names):
@@ -196,11 +284,19 @@ def scatter(
             continue
         jitter = ((seen[key] * GOLDEN) % 1 - 0.5) * (LANE - 16)
         seen[key] += 1
-        parts.append(el("circle", class_=f"dot {key}", cx=scale(x),
-                        cy=TOP + LANE * (row[key] + 0.5) + jitter, r=3.5))  # fmt: skip
+        parts.append(
+            el(
+                "circle",
+                class_=f"dot {key}",
+                cx=scale(x),
+                cy=TOP + LANE * (row[key] + 0.5) + jitter,
+                r=3.5,
+            )
+        )
     parts.append(el("line", class_="ref", x1=scale(0.0), x2=scale(0.0), y1=TOP - 6, y2=bottom))
-    parts.append(el("text", x_label, x=(left + WIDTH - 16) / 2, y=bottom + AXIS + 10,
-                    text_anchor="middle"))  # fmt: skip
+    parts.append(
+        el("text", x_label, x=(left + WIDTH - 16) / 2, y=bottom + AXIS + 10, text_anchor="middle")
+    )
     return svg(WIDTH, bottom + AXIS + 16, title, parts, kind="scatter")
 
 
@@ -263,7 +359,15 @@ def forest_plot(
         cls = f"point {side(row, reference)}".strip()
         return [*out, el("circle", class_=cls, cx=scale(row.value), cy=mid, r=5, inner=tip)]
 
-    return row_chart(rows, title=title, domain=domain, mark=mark, kind="forest",
-                     reference=reference, reference_label=reference_label,
-                     tick_format=tick_format, footer=None if reference is None else legend,
-                     footer_height=0.0 if reference is None else LEGEND_HEIGHT)  # fmt: skip
+    return row_chart(
+        rows,
+        title=title,
+        domain=domain,
+        mark=mark,
+        kind="forest",
+        reference=reference,
+        reference_label=reference_label,
+        tick_format=tick_format,
+        footer=None if reference is None else legend,
+        footer_height=0.0 if reference is None else LEGEND_HEIGHT,
+    )

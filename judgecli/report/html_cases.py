@@ -11,6 +11,8 @@ from html import escape
 
 from judgecli.report.cells import NA, fmt, money
 from judgecli.result import CaseResult, CaseStatus, Judgement, natural_key
+from judgecli.summary.calibrate import CalibrateSummary
+from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.run import RunSummary
 
 MAX_ROWS = 5000
@@ -59,8 +61,11 @@ def case_text_html(r: CaseResult) -> str:
     nothing for runs made before results held it.
     """
     order = [k for k in CASE_FIELDS if k in r.case] + sorted(r.case.keys() - CASE_FIELDS.keys())
-    return "".join(f'<div class="case-field"><h5>{esc(CASE_FIELDS.get(k, k))}</h5>'
-                   f"<pre>{esc(capped(r.case[k]))}</pre></div>" for k in order)  # fmt: skip
+    return "".join(
+        f'<div class="case-field"><h5>{esc(CASE_FIELDS.get(k, k))}</h5>'
+        f"<pre>{esc(capped(r.case[k]))}</pre></div>"
+        for k in order
+    )
 
 
 def label_text(labels: Sequence[str | float] | None) -> str:
@@ -75,19 +80,31 @@ def yes_no(flag: bool | None) -> str:
 
 def judgement_html(j: Judgement) -> str:
     """One judge call: who, what it cost, its verdict and reasoning, and the raw reply."""
-    facts = [j.model, *([f"order {j.order.value}"] if j.order else []),
-             f"{j.prompt_tokens:,} in / {j.completion_tokens:,} out tokens",
-             money(j.cost_usd), f"{j.latency_s:.2f} s", f"{j.attempts} attempt(s)",
-             *(["cached"] if j.cached else [])]  # fmt: skip
+    facts = [
+        j.model,
+        *([f"order {j.order.value}"] if j.order else []),
+        f"{j.prompt_tokens:,} in / {j.completion_tokens:,} out tokens",
+        money(j.cost_usd),
+        f"{j.latency_s:.2f} s",
+        f"{j.attempts} attempt(s)",
+        *(["cached"] if j.cached else []),
+    ]
     parts = [f'<p class="muted">{esc(" · ".join(facts))}</p>']
     if (v := j.verdict) is not None:
         # A pairwise judge names a slot; say which answer sat there in this order.
         slots = dict(zip("AB", j.order.value.split("-"), strict=True)) if j.order else {}
         slot = slots.get(v.winner.value) if v.winner else None
         winner = v.winner and (f"{v.winner.value} ({slot})" if slot else v.winner.value)
-        said = [f"{k} {val:g}" if isinstance(val, float) else f"{k} {val}"
-                for k, val in (("score", v.score), ("choice", v.choice), ("winner", winner),
-                               ("confidence", v.confidence)) if val is not None]  # fmt: skip
+        said = [
+            f"{k} {val:g}" if isinstance(val, float) else f"{k} {val}"
+            for k, val in (
+                ("score", v.score),
+                ("choice", v.choice),
+                ("winner", winner),
+                ("confidence", v.confidence),
+            )
+            if val is not None
+        ]
         said += [f"{name} {val:g}" for name, val in v.criteria.items()]
         parts.append(f"<p><strong>{esc(', '.join(said) or 'verdict')}</strong></p>")
         parts.append(f"<p>{esc(v.reasoning)}</p>")
@@ -108,8 +125,11 @@ def case_row(r: CaseResult, *, pairwise: bool, labelled: bool, columns: int) -> 
     tokens = sum(j.prompt_tokens + j.completion_tokens for j in r.all_judgements)
     flag = yes_no(r.consistent) if pairwise else yes_no(r.passed)
     winner = r.winner.value if r.winner is not None else "none"
-    cells = [f"<code>{esc(r.id)}</code>", f'<span class="{r.status.value}">{r.status.value}</span>',
-             esc(verdict_text(r))]  # fmt: skip
+    cells = [
+        f"<code>{esc(r.id)}</code>",
+        f'<span class="{r.status.value}">{r.status.value}</span>',
+        esc(verdict_text(r)),
+    ]
     if labelled:
         human = esc(label_text(r.human_labels)) or "—"
         cells.append(f'<span class="disagrees">{human}</span>' if r.agrees is False else human)
@@ -119,13 +139,20 @@ def case_row(r: CaseResult, *, pairwise: bool, labelled: bool, columns: int) -> 
         extra.append('<p class="disagrees">the judge disagrees with the human label</p>')
     extra.append(case_text_html(r))
     if r.lengths:
-        extra.append(f'<p class="muted">answer lengths: old {r.lengths.get("old", NA)}, '
-                     f'new {r.lengths.get("new", NA)} characters</p>')  # fmt: skip
+        extra.append(
+            f'<p class="muted">answer lengths: old {r.lengths.get("old", NA)}, '
+            f"new {r.lengths.get('new', NA)} characters</p>"
+        )
     if r.tier is not None:
-        said = "" if r.screen is None else (
-            "; the screen failed" if r.screen.status is CaseStatus.FAILED
-            else f"; the screen said {esc(verdict_text(r.screen))}"
-        )  # fmt: skip
+        said = (
+            ""
+            if r.screen is None
+            else (
+                "; the screen failed"
+                if r.screen.status is CaseStatus.FAILED
+                else f"; the screen said {esc(verdict_text(r.screen))}"
+            )
+        )
         extra.append(f'<p class="muted">decided by the {r.tier.value} judge{said}</p>')
     extra += [judgement_html(j) for j in r.all_judgements]
     n = len(r.all_judgements)
@@ -151,35 +178,77 @@ def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
     """Every case (up to MAX_ROWS), filterable by text, status, winner and consistency, and
     for calibrate runs by agreement with the human labels.
     """
-    pairwise = s.command == "pairwise" or any(r.consistent is not None for r in results)
-    labelled = s.command == "calibrate" or any(r.human_labels is not None for r in results)
+    pairwise = isinstance(s, PairwiseSummary) or any(r.consistent is not None for r in results)
+    labelled = isinstance(s, CalibrateSummary) or any(r.human_labels is not None for r in results)
     flag = "consistent" if pairwise else "passed"
-    header = ["id", "status", "verdict", *(["human"] if labelled else []), flag, "category",
-              "tokens", "cost"]  # fmt: skip
+    header = [
+        "id",
+        "status",
+        "verdict",
+        *(["human"] if labelled else []),
+        flag,
+        "category",
+        "tokens",
+        "cost",
+    ]
     filters = [
         '<input type="search" id="case-search" placeholder="search ids, categories, case '
         'text, reasoning, raw replies" aria-label="search cases">',
         select("status", "status", [("", "any status"), ("ok", "ok"), ("failed", "failed")]),
     ]
     if pairwise:
-        filters.append(select("winner", "winner", [("", "any winner"), ("new", "NEW won"),
-                       ("old", "OLD won"), ("tie", "tie"), ("none", "no verdict")]))  # fmt: skip
-        filters.append(select("consistent", "consistency", [("", "any consistency"),
-                              ("yes", "consistent"), ("no", "position-flipped")]))  # fmt: skip
+        filters.append(
+            select(
+                "winner",
+                "winner",
+                [
+                    ("", "any winner"),
+                    ("new", "NEW won"),
+                    ("old", "OLD won"),
+                    ("tie", "tie"),
+                    ("none", "no verdict"),
+                ],
+            )
+        )
+        filters.append(
+            select(
+                "consistent",
+                "consistency",
+                [("", "any consistency"), ("yes", "consistent"), ("no", "position-flipped")],
+            )
+        )
     else:
-        filters.append(select("passed", "passed", [("", "passed or not"), ("yes", "passed"),
-                                                   ("no", "not passed")]))  # fmt: skip
+        filters.append(
+            select(
+                "passed", "passed", [("", "passed or not"), ("yes", "passed"), ("no", "not passed")]
+            )
+        )
     if labelled:
-        filters.append(select("agrees", "agreement with the humans", [
-            ("", "agrees or not"), ("yes", "agrees with the humans"),
-            ("no", "disagrees with the humans")]))  # fmt: skip
+        filters.append(
+            select(
+                "agrees",
+                "agreement with the humans",
+                [
+                    ("", "agrees or not"),
+                    ("yes", "agrees with the humans"),
+                    ("no", "disagrees with the humans"),
+                ],
+            )
+        )
     # results.jsonl is in the order cases finished; people look cases up by id.
     shown = sorted(results, key=lambda r: natural_key(r.id))[:MAX_ROWS]
-    note = (f'<p class="note">Showing the first {len(shown):,} of {len(results):,} cases; '
-            "every case is in results.jsonl.</p>") if len(results) > len(shown) else ""  # fmt: skip
+    note = (
+        (
+            f'<p class="note">Showing the first {len(shown):,} of {len(results):,} cases; '
+            "every case is in results.jsonl.</p>"
+        )
+        if len(results) > len(shown)
+        else ""
+    )
     head = "".join(f"<th>{h}</th>" for h in header)
-    body = "".join(case_row(r, pairwise=pairwise, labelled=labelled, columns=len(header))
-                   for r in shown)  # fmt: skip
+    body = "".join(
+        case_row(r, pairwise=pairwise, labelled=labelled, columns=len(header)) for r in shown
+    )
     return (
         f"<section><h2>Cases ({len(results):,})</h2>{note}"
         f'<div class="filters" id="case-filters" hidden>{"".join(filters)}'

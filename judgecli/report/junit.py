@@ -32,8 +32,9 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from judgecli.debias import to_winner
-from judgecli.gate import GateCheck, GateOn, GateResult
 from judgecli.result import CaseResult, CaseStatus, Judgement, Winner
+from judgecli.summary.calibrate import CalibrateSummary
+from judgecli.summary.facts import GateCheck, GateOn, GateResult
 from judgecli.summary.run import RunSummary
 
 # XML 1.0 allows only these characters (the spec's Char production, section 2.2). Judge
@@ -85,9 +86,9 @@ def render_junit(summary: RunSummary, results: Sequence[CaseResult]) -> str:
     if summary.incomplete is not None:
         suites.append((f"{base}.run", [incomplete_case(base, summary.incomplete)]))
     elif summary.gate is not None:
-        gate = GateResult.model_validate(summary.gate)
-        suites.append((f"{base}.gate", [gate_case(base, gate)]))
-    informational = summary.command == "calibrate"
+        suites.append((f"{base}.gate", [gate_case(base, summary.gate)]))
+    # Calibrate measures the judge, not the answers: a case is information, not a test.
+    informational = isinstance(summary, CalibrateSummary)
     cases = [case_of(base, r, informational=informational) for r in results]
     suites.append((base, cases))
 
@@ -127,18 +128,24 @@ def error_case(case: JunitCase, result: CaseResult) -> JunitCase:
             reply = j.raw if j.raw is not None else "(no reply)"
             parts.append(f"--- {who(j)}: {j.error or 'no verdict'}\nraw reply:\n{reply}")
     return replace(
-        case, outcome=Outcome.ERROR, message=ERROR_MESSAGE, kind="JudgeFailed",
+        case,
+        outcome=Outcome.ERROR,
+        message=ERROR_MESSAGE,
+        kind="JudgeFailed",
         text="\n\n".join(parts),
-    )  # fmt: skip
+    )
 
 
 def pointwise_case(case: JunitCase, result: CaseResult) -> JunitCase:
     """Score and binary rubrics: the rubric's bar decides."""
     if result.passed is False:
         return replace(
-            case, outcome=Outcome.FAILURE, message=below_bar(result), kind="NotPassed",
+            case,
+            outcome=Outcome.FAILURE,
+            message=below_bar(result),
+            kind="NotPassed",
             text=reasoning(result.judgements),
-        )  # fmt: skip
+        )
     if result.passed is None:
         # No pass mark: nothing to fail, but the grade is what the reader came for.
         detail = reasoning(result.judgements)
@@ -150,24 +157,32 @@ def pairwise_case(case: JunitCase, result: CaseResult) -> JunitCase:
     """A/B comparisons: only a loss fails; a tie is not worse."""
     if result.winner is Winner.OLD:
         return replace(
-            case, outcome=Outcome.FAILURE, message=OLD_WINS_MESSAGE, kind="OldWins",
+            case,
+            outcome=Outcome.FAILURE,
+            message=OLD_WINS_MESSAGE,
+            kind="OldWins",
             text=f"{verdict_line(result, pairwise=True)}\n\n{reasoning(result.judgements)}",
-        )  # fmt: skip
+        )
     if result.winner is None:
         return replace(
-            case, outcome=Outcome.SKIPPED,
+            case,
+            outcome=Outcome.SKIPPED,
             message="no verdict: the two orders disagreed and the flip policy drops such cases",
-        )  # fmt: skip
+        )
     return replace(case, out=verdict_line(result, pairwise=True))
 
 
 def incomplete_case(base: str, reason: str) -> JunitCase:
     """The run itself as an errored testcase: no verdict could be reached."""
     return JunitCase(
-        classname=base, name="run", time_s=0.0, outcome=Outcome.ERROR,
-        message=f"INCOMPLETE — {reason}; no verdict", kind="RunIncomplete",
+        classname=base,
+        name="run",
+        time_s=0.0,
+        outcome=Outcome.ERROR,
+        message=f"INCOMPLETE — {reason}; no verdict",
+        kind="RunIncomplete",
         text=f"{reason}. The gate was not evaluated; `judge resume` continues the run.",
-    )  # fmt: skip
+    )
 
 
 def calibrate_line(result: CaseResult, *, pairwise: bool) -> str:
@@ -194,9 +209,12 @@ def gate_case(base: str, gate: GateResult) -> JunitCase:
         return replace(case, out=text)
     failed = "; ".join(check_line(c, status=False) for c in gate.checks if not c.passed)
     return replace(
-        case, outcome=Outcome.FAILURE, message=f"gate failed: {failed}", kind="GateFailed",
+        case,
+        outcome=Outcome.FAILURE,
+        message=f"gate failed: {failed}",
+        kind="GateFailed",
         text=text,
-    )  # fmt: skip
+    )
 
 
 def check_line(check: GateCheck, *, status: bool = True) -> str:
@@ -283,9 +301,10 @@ def counts(cases: Sequence[JunitCase], *, name: str, skipped: bool) -> dict[str,
 def add_testcase(suite: ET.Element, case: JunitCase) -> None:
     """Append one `<testcase>` (text is cleaned here; ElementTree escapes it)."""
     element = ET.SubElement(
-        suite, "testcase", {"classname": case.classname, "name": case.name,
-                            "time": seconds(case.time_s)},
-    )  # fmt: skip
+        suite,
+        "testcase",
+        {"classname": case.classname, "name": case.name, "time": seconds(case.time_s)},
+    )
     if case.outcome is not Outcome.PASSED:
         attrs = {"message": clean(case.message or "")}
         if case.kind is not None:

@@ -8,10 +8,11 @@ disagree about a number.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import assert_never
 
 from rich.table import Table
 
+from judgecli.report.calibrate import calibrate_line, calibrate_sections
 from judgecli.report.cascade import cascade_sections
 from judgecli.report.cells import (
     NA,
@@ -24,9 +25,13 @@ from judgecli.report.cells import (
     money,
     rich_table,
 )
-from judgecli.stats.intervals import Interval
+from judgecli.report.refine import refine_line, refine_sections
+from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.compare import Delta
+from judgecli.summary.pairwise import PairwiseSummary
+from judgecli.summary.refine import RefineSummary
 from judgecli.summary.run import RunSummary
+from judgecli.summary.score import ScoreSummary
 
 
 def title_of(s: RunSummary) -> str:
@@ -45,22 +50,23 @@ def headline(s: RunSummary) -> str:
     gate = s.gate
     if gate is None:
         return line
-    word = "PASS" if gate["passed"] else "FAIL"
+    word = "PASS" if gate.passed else "FAIL"
     checks = "; ".join(
-        f"{c['metric']} {'≥' if c['minimum'] else '≤'} {c['threshold']:g} "
-        f"({c['on']}: {fmt(c['value'], 3)} {'ok' if c['passed'] else 'not met'})"
-        for c in gate["checks"]
+        f"{c.metric} {'≥' if c.minimum else '≤'} {c.threshold:g} "
+        f"({c.on}: {fmt(c.value, 3)} {'ok' if c.passed else 'not met'})"
+        for c in gate.checks
     )
     return f"{word} — {line}. Gate: {checks}."
 
 
-def pairwise_line(s: RunSummary) -> str:
+def pairwise_line(s: PairwiseSummary) -> str:
     """The win rate and the tally, or why there is no win rate."""
     if s.win_rate is None:
         why = "no case was graded" if not s.n_ok else "every graded case was dropped"
         return f"NEW vs OLD: no win rate ({why})"
-    tally = ", ".join([count_of(s.wins, "win"), count_of(s.losses, "loss", "losses"),
-                       count_of(s.ties, "tie")])  # fmt: skip
+    tally = ", ".join(
+        [count_of(s.wins, "win"), count_of(s.losses, "loss", "losses"), count_of(s.ties, "tie")]
+    )
     return (
         f"NEW vs OLD: win rate {fmt_pct(s.win_rate)} {fmt_ci(s.win_rate_ci, pct=True)} "
         f"(ties count half; {tally})"
@@ -69,54 +75,43 @@ def pairwise_line(s: RunSummary) -> str:
 
 def numbers_line(s: RunSummary) -> str:
     """The run's headline numbers, without the gate's verdict."""
-    if s.command == "calibrate":
-        kappa = "weighted κ" if s.weighted_kappa is not None else "κ"
-        value = s.weighted_kappa if s.weighted_kappa is not None else s.cohen_kappa
-        ci = s.weighted_kappa_ci if s.weighted_kappa is not None else s.cohen_kappa_ci
-        if s.accuracy is None:  # scores off the whole points (means of raters): correlations
-            extra = s.model_extra or {}
-            rho, r = fmt(extra.get("spearman")), fmt(extra.get("pearson"))
-            line = f"judge vs human on {s.n_labels} labels: Spearman ρ {rho}, Pearson r {r}"
-        else:
-            line = (
-                f"judge vs human on {s.n_labels} labels: accuracy {fmt_pct(s.accuracy)} "
-                f"{fmt_ci(s.accuracy_ci, pct=True)}, {kappa} {fmt(value)} {fmt_ci(ci)}"
-            )
-    elif s.command == "pairwise":
-        line = pairwise_line(s)
-    elif s.command == "refine":
-        x = s.model_extra or {}
-        final_ci = fmt_ci(ci_of(x, "pass_rate_final_ci"), pct=True)
-        line = (
-            f"pass rate {fmt_pct(x.get('pass_rate_first'))} at the first answer → "
-            f"{fmt_pct(x.get('pass_rate_final'))} {final_ci} at the end; "
-            f"{fmt(x.get('mean_attempts'))} regenerations per case; lift "
-            f"{fmt(x.get('lift'))} {fmt_ci(ci_of(x, 'lift_ci'))}"
-        )
-    else:
-        parts = [f"{s.n_ok} of {s.n_cases} cases graded"]
-        if s.mean is not None:
-            # No interval (one case, or every score equal) is left out, not shown as "n/a".
-            interval = fmt_ci(s.mean_ci)
-            parts.append(f"mean {fmt(s.mean)}" + ("" if interval == NA else f" {interval}"))
-        if s.pass_rate is not None:
-            parts.append(f"pass rate {fmt_pct(s.pass_rate)} {fmt_ci(s.pass_rate_ci, pct=True)}")
-        line = ", ".join(parts)
-    return line
+    match s:
+        case ScoreSummary():
+            return score_line(s)
+        case PairwiseSummary():
+            return pairwise_line(s)
+        case CalibrateSummary():
+            return calibrate_line(s)
+        case RefineSummary():
+            return refine_line(s)
+        case _:
+            assert_never(s)
+
+
+def score_line(s: ScoreSummary) -> str:
+    """Cases graded, the mean and the pass rate."""
+    parts = [f"{s.n_ok} of {s.n_cases} cases graded"]
+    if s.mean is not None:
+        # No interval (one case, or every score equal) is left out, not shown as "n/a".
+        interval = fmt_ci(s.mean_ci)
+        parts.append(f"mean {fmt(s.mean)}" + ("" if interval == NA else f" {interval}"))
+    if s.pass_rate is not None:
+        parts.append(f"pass rate {fmt_pct(s.pass_rate)} {fmt_ci(s.pass_rate_ci, pct=True)}")
+    return ", ".join(parts)
 
 
 def gate_note(s: RunSummary) -> str | None:
     """The point estimate passes but the interval does not: say what it would take."""
-    if s.gate is None or s.gate.get("cases_needed") is None:
+    if not isinstance(s, PairwiseSummary) or s.gate is None or s.gate.cases_needed is None:
         return None
     return (
         f"The point estimate clears the bar but the 95% interval does not: at the observed win "
-        f"rate, about {s.gate['cases_needed']} cases in all (now {s.wins or 0} + "
-        f"{s.losses or 0} + {s.ties or 0}) would put the lower bound above it."
+        f"rate, about {s.gate.cases_needed} cases in all (now {s.wins} + {s.losses} + "
+        f"{s.ties}) would put the lower bound above it."
     )
 
 
-def score_sections(s: RunSummary) -> list[Section]:
+def score_sections(s: ScoreSummary) -> list[Section]:
     """The tables of a `score` run."""
     rows = [("cases", f"{s.n_ok} ok / {s.n_failed} failed of {s.n_cases}", "")]
     if s.mean is not None:
@@ -128,61 +123,36 @@ def score_sections(s: RunSummary) -> list[Section]:
     sections = [Section("result", ["measure", "value", "95% CI"], rows)]
     if s.distribution:
         top = max(s.distribution.values()) or 1
-        sections.append(Section("score distribution", ["score", "cases", ""], [
-            (k, str(v), "█" * round(20 * v / top)) for k, v in s.distribution.items()
-        ]))  # fmt: skip
+        sections.append(
+            Section(
+                "score distribution",
+                ["score", "cases", ""],
+                [(k, str(v), "█" * round(20 * v / top)) for k, v in s.distribution.items()],
+            )
+        )
     if s.by_category:
         header = ["category", "n", "mean", "95% CI", "pass rate", "95% CI"]
-        sections.append(Section("by category", header, [
-            (name, str(c.n), fmt(c.mean), group_ci(c.mean_ci, c.n), fmt_pct(c.pass_rate),
-             group_ci(c.pass_rate_ci, c.n, pct=True))
-            for name, c in s.by_category.items()
-        ]))  # fmt: skip
+        sections.append(
+            Section(
+                "by category",
+                header,
+                [
+                    (
+                        name,
+                        str(c.n),
+                        fmt(c.mean),
+                        group_ci(c.mean_ci, c.n),
+                        fmt_pct(c.pass_rate),
+                        group_ci(c.pass_rate_ci, c.n, pct=True),
+                    )
+                    for name, c in s.by_category.items()
+                ],
+            )
+        )
     return sections
 
 
-def ci_of(extra: dict[str, Any], key: str) -> Interval | None:
-    """An interval stored among a summary's extra keys (a list once read back from JSON)."""
-    value = extra.get(key)
-    return (value[0], value[1]) if value else None
-
-
-def refine_sections(s: RunSummary) -> list[Section]:
-    """The tables of a `refine` run: first vs final, the lift, attempts, cost, stragglers."""
-    x = s.model_extra or {}
-    first_ci, final_ci = ci_of(x, "pass_rate_first_ci"), ci_of(x, "pass_rate_final_ci")
-    rows = [
-        ("cases", f"{s.n_ok} ok / {s.n_failed} failed of {s.n_cases}", ""),
-        ("generator", str(x.get("generator")), ""),
-        ("pass rate, first answer", fmt_pct(x.get("pass_rate_first")), fmt_ci(first_ci, pct=True)),
-        ("pass rate, final answer", fmt_pct(x.get("pass_rate_final")), fmt_ci(final_ci, pct=True)),
-        ("mean score, first → final", f"{fmt(x.get('mean_first'))} → {fmt(x.get('mean_final'))}",
-         ""),
-        ("lift (final − first)", fmt(x.get("lift")), fmt_ci(ci_of(x, "lift_ci"))),
-        ("  paired t interval", "", fmt_ci(ci_of(x, "lift_ci_t"))),
-        ("regenerations per case", fmt(x.get("mean_attempts")), ""),
-        ("passed / exhausted", f"{x.get('n_passed')} / {x.get('n_exhausted')}", ""),
-        ("cost: generation / judging",
-         f"{money(x.get('cost_generation_usd', 0.0))} / {money(x.get('cost_judging_usd', 0.0))}",
-         ""),
-    ]  # fmt: skip
-    sections = [Section("refine", ["measure", "value", "95% CI"], rows)]
-    per_attempt = [
-        (k, str(a["n"]), fmt(a.get("mean")), fmt_pct(a.get("pass_rate")),
-         " ".join(f"{score}:{n}" for score, n in (a.get("distribution") or {}).items()))
-        for k, a in (x.get("by_attempt") or {}).items()
-    ]  # fmt: skip
-    if per_attempt:
-        header = ["attempt", "cases", "mean", "pass rate", "distribution"]
-        sections.append(Section("scores per attempt (0 = the case's own output)", header,
-                                per_attempt))  # fmt: skip
-    if never := x.get("never_passed"):
-        sections.append(Section(f"never passed ({x.get('n_exhausted')})", ["id"],
-                                [(i,) for i in never]))  # fmt: skip
-    return sections
-
-
-def pairwise_sections(s: RunSummary) -> list[Section]:
+def pairwise_sections(s: PairwiseSummary) -> list[Section]:
     """The tables of a `pairwise` run."""
     rows = [
         ("cases", f"{s.n_ok} ok / {s.n_failed} failed of {s.n_cases}", ""),
@@ -203,29 +173,54 @@ def pairwise_sections(s: RunSummary) -> list[Section]:
     if length is not None:
         bias += [
             ("longer answer wins", fmt_pct(length.longer_wins_rate)),
-            ("mean length winner / loser", f"{fmt(length.mean_length_winner, 0)} / "
-             f"{fmt(length.mean_length_loser, 0)} chars"),
-            ("mean length old / new", f"{fmt(length.mean_length_old, 0)} / "
-             f"{fmt(length.mean_length_new, 0)} chars"),
-        ]  # fmt: skip
+            (
+                "mean length winner / loser",
+                f"{fmt(length.mean_length_winner, 0)} / {fmt(length.mean_length_loser, 0)} chars",
+            ),
+            (
+                "mean length old / new",
+                f"{fmt(length.mean_length_old, 0)} / {fmt(length.mean_length_new, 0)} chars",
+            ),
+        ]
     sections = [
         Section("result", ["measure", "value", "95% CI"], rows),
         Section("judge biases", ["measure", "value"], bias),
     ]
     if s.by_category:
-        sections.append(Section("by category", ["category", "n", "win rate", "95% CI", "W/L/T"], [
-            (name, str(c.n), fmt_pct(c.win_rate), group_ci(c.win_rate_ci, c.n, pct=True),
-             f"{c.wins}/{c.losses}/{c.ties}")
-            for name, c in s.by_category.items()
-        ]))  # fmt: skip
+        sections.append(
+            Section(
+                "by category",
+                ["category", "n", "win rate", "95% CI", "W/L/T"],
+                [
+                    (
+                        name,
+                        str(c.n),
+                        fmt_pct(c.win_rate),
+                        group_ci(c.win_rate_ci, c.n, pct=True),
+                        f"{c.wins}/{c.losses}/{c.ties}",
+                    )
+                    for name, c in s.by_category.items()
+                ],
+            )
+        )
     if s.judges:
-        sections.append(Section("judges", ["judge", "win rate", "95% CI", "W/L/T", "consistency",
-                                           "A preference"], [
-            (m, fmt_pct(j.win_rate), fmt_ci(j.win_rate_ci, pct=True),
-             f"{j.wins}/{j.losses}/{j.ties}", fmt_pct(j.consistency),
-             fmt_pct(j.first_position_rate))
-            for m, j in s.judges.items()
-        ]))  # fmt: skip
+        sections.append(
+            Section(
+                "judges",
+                ["judge", "win rate", "95% CI", "W/L/T", "consistency", "A preference"],
+                [
+                    (
+                        m,
+                        fmt_pct(j.win_rate),
+                        fmt_ci(j.win_rate_ci, pct=True),
+                        f"{j.wins}/{j.losses}/{j.ties}",
+                        fmt_pct(j.consistency),
+                        fmt_pct(j.first_position_rate),
+                    )
+                    for m, j in s.judges.items()
+                ],
+            )
+        )
     if s.inter_judge is not None:
         agree = [
             ("Fleiss' κ", fmt(s.inter_judge.fleiss_kappa)),
@@ -236,101 +231,55 @@ def pairwise_sections(s: RunSummary) -> list[Section]:
     return sections
 
 
-CALIBRATE_MEASURES = [
-    ("accuracy", "accuracy (exact)", True),
-    ("within_one", "within ±1", True),
-    ("agreement_with_ties", "agreement with ties", True),
-    ("agreement_without_ties", "agreement without ties", True),
-    ("cohen_kappa", "Cohen's κ", False),
-    ("weighted_kappa", "quadratic-weighted κ", False),
-    ("krippendorff_alpha", "Krippendorff's α", False),
-    ("spearman", "Spearman ρ", False),
-    ("kendall", "Kendall τ-b", False),
-    ("pearson", "Pearson r", False),
-    ("macro_f1", "macro F1", False),
-]
-
-
-def calibrate_sections(s: RunSummary) -> list[Section]:
-    """The tables of a `calibrate` run: judge–human beside human–human, confusion matrix,
-    per class, calibration of stated confidence, per-order accuracy.
-    """
-    extra = s.model_extra or {}
-    hh = extra.get("human_human") or {}
-    jm = extra.get("judge_vs_majority") or {}
-    header = ["measure", "judge–human", "95% CI"] + (
-        ["human–human", "judge–majority"] if hh else []
-    )
-    rows = []
-    for key, name, pct in CALIBRATE_MEASURES:
-        value = getattr(s, key, None)  # a field, or one of the summary's extra keys
-        if value is None and key not in extra:
-            continue
-        show = fmt_pct if pct else fmt
-        row = [name, show(value), fmt_ci(getattr(s, f"{key}_ci", None), pct=pct)]
-        if hh:
-            row += [show(hh.get(key)), show(jm.get(key))]
-        rows.append(tuple(row))
-    rows.insert(0, ("labels (pairs)", str(s.n_labels), "", *(
-        [str(hh.get("n_labels")), str(jm.get("n_labels"))] if hh else [])))  # fmt: skip
-    out = [Section("agreement", header, rows)]
-    if confusion := extra.get("confusion"):
-        labels = confusion["labels"]
-        matrix = zip(labels, confusion["matrix"], strict=True)
-        out.append(Section("confusion (rows: human, columns: judge)", ["human \\ judge", *labels],
-                           [(label, *(str(n) for n in row)) for label, row in matrix]))  # fmt: skip
-    if per_class := extra.get("per_class"):
-        out.append(Section("per class", ["label", "precision", "recall", "F1", "support"], [
-            (label, fmt(c["precision"]), fmt(c["recall"]), fmt(c["f1"]), str(c["support"]))
-            for label, c in per_class.items()
-        ]))  # fmt: skip
-    if "ece" in extra:
-        out.append(Section("calibration of stated confidence", ["measure", "value"], [
-            ("expected calibration error (equal width)", fmt(extra["ece"], 3)),
-            ("expected calibration error (equal mass)", fmt(extra["ece_equal_mass"], 3)),
-            ("Brier score", fmt(extra["brier"], 3)),
-            ("judgements with a confidence", str(extra["n_confidence"])),
-        ]))  # fmt: skip
-        out.append(Section("reliability", ["bin", "mean confidence", "accuracy", "count"], [
-            (f"{b['low']:.2f}–{b['high']:.2f}", fmt(b["mean_confidence"]), fmt(b["accuracy"]),
-             str(b["count"]))
-            for b in extra["reliability"]
-        ]))  # fmt: skip
-    if by_order := extra.get("by_order"):
-        out.append(Section("accuracy by order", ["judge", "old-new", "new-old", "mean"], [
-            (m, fmt_pct(o.get("old-new")), fmt_pct(o.get("new-old")), fmt_pct(o.get("mean")))
-            for m, o in by_order.items()
-        ]))  # fmt: skip
-    return out
-
-
 def common_sections(s: RunSummary) -> list[Section]:
     """Usage and failures: every run has them."""
     u = s.usage
-    sections = [Section("usage", ["measure", "value"], [
-        ("calls", f"{u.calls} ({u.retries} retries, {u.cached} cached)"),
-        ("tokens", f"{u.prompt_tokens:,} in / {u.completion_tokens:,} out"),
-        ("cost", money(u.cost_usd)),
-        ("latency p50 / p95", "n/a (no uncached call)" if u.latency_p50_s is None
-         else f"{fmt(u.latency_p50_s)} s / {fmt(u.latency_p95_s)} s"),
-    ])]  # fmt: skip
+    sections = [
+        Section(
+            "usage",
+            ["measure", "value"],
+            [
+                ("calls", f"{u.calls} ({u.retries} retries, {u.cached} cached)"),
+                ("tokens", f"{u.prompt_tokens:,} in / {u.completion_tokens:,} out"),
+                ("cost", money(u.cost_usd)),
+                (
+                    "latency p50 / p95",
+                    "n/a (no uncached call)"
+                    if u.latency_p50_s is None
+                    else f"{fmt(u.latency_p50_s)} s / {fmt(u.latency_p95_s)} s",
+                ),
+            ],
+        )
+    ]
     if s.failures:
-        sections.append(Section(f"failed cases ({s.n_failed})", ["id", "error"],
-                                [(f.id, f.error[:200]) for f in s.failures]))  # fmt: skip
+        sections.append(
+            Section(
+                f"failed cases ({s.n_failed})",
+                ["id", "error"],
+                [(f.id, f.error[:200]) for f in s.failures],
+            )
+        )
     return sections
 
 
 def sections(s: RunSummary) -> list[Section]:
     """Every table of the report, in order."""
-    if s.command == "calibrate":
-        body = calibrate_sections(s)
-    elif s.command == "pairwise":
-        body = pairwise_sections(s)
-    elif s.command == "refine":
-        body = refine_sections(s)
-    else:
-        body = score_sections(s)
-    return body + cascade_sections(s) + common_sections(s)
+    return command_sections(s) + cascade_sections(s) + common_sections(s)
+
+
+def command_sections(s: RunSummary) -> list[Section]:
+    """The tables of the run's command."""
+    match s:
+        case ScoreSummary():
+            return score_sections(s)
+        case PairwiseSummary():
+            return pairwise_sections(s)
+        case CalibrateSummary():
+            return calibrate_sections(s)
+        case RefineSummary():
+            return refine_sections(s)
+        case _:
+            assert_never(s)
 
 
 def md_table(header: list[str], rows: Sequence[tuple[str, ...]]) -> str:
@@ -376,10 +325,12 @@ def compare_section(deltas: Sequence[Delta], name_a: str, name_b: str) -> Sectio
             rows.append((d.metric, fmt_pct(d.a), fmt_pct(d.b), change, ci, str(d.n_paired)))
         else:
             change = "n/a" if d.delta is None else f"{d.delta:+.3f}"
-            rows.append((d.metric, fmt(d.a, 3), fmt(d.b, 3), change, fmt_ci(d.ci),
-                         str(d.n_paired)))  # fmt: skip
-    return Section(f"A → B: {name_a} → {name_b} (paired on case id)",
-                   ["metric", "A", "B", "B − A", "95% CI", "paired cases"], rows)  # fmt: skip
+            rows.append((d.metric, fmt(d.a, 3), fmt(d.b, 3), change, fmt_ci(d.ci), str(d.n_paired)))
+    return Section(
+        f"A → B: {name_a} → {name_b} (paired on case id)",
+        ["metric", "A", "B", "B − A", "95% CI", "paired cases"],
+        rows,
+    )
 
 
 def compare_table(deltas: Sequence[Delta], name_a: str, name_b: str) -> Table:

@@ -225,8 +225,9 @@ def row_chart(
     for t in ticks(*domain):
         x = scale(t)
         parts.append(el("line", class_="grid", x1=x, x2=x, y1=TOP - 4, y2=bottom))
-        parts.append(el("text", tick_format(t), x=x, y=bottom + 16, text_anchor="middle",
-                        class_="muted"))  # fmt: skip
+        parts.append(
+            el("text", tick_format(t), x=x, y=bottom + 16, text_anchor="middle", class_="muted")
+        )
     for i, row in enumerate(rows):
         mid = TOP + ROW * i + ROW / 2
         label = el("title", row.label) + escape(shorten(row.label))
@@ -237,8 +238,16 @@ def row_chart(
         x = scale(reference)
         parts.append(el("line", class_="ref", x1=x, x2=x, y1=TOP - 6, y2=bottom))
         if reference_label:
-            parts.append(el("text", reference_label, x=x, y=TOP - 9, text_anchor="middle",
-                            class_="ref-label"))  # fmt: skip
+            parts.append(
+                el(
+                    "text",
+                    reference_label,
+                    x=x,
+                    y=TOP - 9,
+                    text_anchor="middle",
+                    class_="ref-label",
+                )
+            )
     if footer is not None:
         parts += footer(bottom + AXIS)
     return svg(WIDTH, bottom + AXIS + footer_height, title, parts, kind=kind)
@@ -259,23 +268,45 @@ def bar_chart(
     """
     lo_hi = domain_of(bars, domain)
     if vertical:
-        return column_chart(bars, title=title, domain=lo_hi, reference=reference,
-                            reference_label=reference_label, tick_format=tick_format)  # fmt: skip
+        return column_chart(
+            bars,
+            title=title,
+            domain=lo_hi,
+            reference=reference,
+            reference_label=reference_label,
+            tick_format=tick_format,
+        )
 
     def mark(scale: Scale, bar: Bar, mid: float) -> list[str]:
         out = []
         if bar.value is not None:
             x0, x1 = scale(lo_hi[0]), scale(bar.value)
             tip = el("title", f"{bar.label}: {bar.shown}")
-            out.append(el("rect", class_="bar", x=x0, y=mid - BAR / 2, width=x1 - x0,
-                          height=BAR, inner=tip))  # fmt: skip
+            out.append(
+                el(
+                    "rect",
+                    class_="bar",
+                    x=x0,
+                    y=mid - BAR / 2,
+                    width=x1 - x0,
+                    height=BAR,
+                    inner=tip,
+                )
+            )
         if bar.interval:
             out += whisker_h(scale, *bar.interval, mid)
         return out
 
-    return row_chart(bars, title=title, domain=lo_hi, mark=mark, kind="bars",
-                     reference=reference, reference_label=reference_label,
-                     tick_format=tick_format)  # fmt: skip
+    return row_chart(
+        bars,
+        title=title,
+        domain=lo_hi,
+        mark=mark,
+        kind="bars",
+        reference=reference,
+        reference_label=reference_label,
+        tick_format=tick_format,
+    )
 
 
 COLUMN_HEIGHT = 180
@@ -303,8 +334,9 @@ def column_chart(
     for t in ticks(*domain):
         y = scale(t)
         parts.append(el("line", class_="grid", x1=left, x2=WIDTH - 8, y1=y, y2=y))
-        parts.append(el("text", tick_format(t), x=left - 6, y=y + 4, text_anchor="end",
-                        class_="muted"))  # fmt: skip
+        parts.append(
+            el("text", tick_format(t), x=left - 6, y=y + 4, text_anchor="end", class_="muted")
+        )
     for i, bar in enumerate(bars):
         x, mid = left + slot * i + slot * gap / 2, left + slot * (i + 0.5)
         label = el("title", bar.label) + escape(shorten(bar.label, limit))
@@ -313,21 +345,31 @@ def column_chart(
             continue
         y = scale(bar.value)
         tip = el("title", f"{bar.label}: {bar.shown}")
-        parts.append(el("rect", class_="bar", x=x, y=y, width=slot * (1 - gap),
-                        height=bottom - y, inner=tip))  # fmt: skip
+        parts.append(
+            el("rect", class_="bar", x=x, y=y, width=slot * (1 - gap), height=bottom - y, inner=tip)
+        )
         above = y
         if bar.interval:
             parts += whisker_v(scale, *bar.interval, mid)
             above = min(y, scale(bar.interval[1]))
-        parts.append(el("text", bar.shown, x=mid, y=above - 5, text_anchor="middle",
-                        class_="value"))  # fmt: skip
+        parts.append(
+            el("text", bar.shown, x=mid, y=above - 5, text_anchor="middle", class_="value")
+        )
     parts.append(el("line", class_="axis", x1=left, x2=WIDTH - 8, y1=bottom, y2=bottom))
     if reference is not None:
         y = scale(reference)
         parts.append(el("line", class_="ref", x1=left, x2=WIDTH - 8, y1=y, y2=y))
         if reference_label:
-            parts.append(el("text", reference_label, x=WIDTH - 8, y=y - 4, text_anchor="end",
-                            class_="ref-label"))  # fmt: skip
+            parts.append(
+                el(
+                    "text",
+                    reference_label,
+                    x=WIDTH - 8,
+                    y=y - 4,
+                    text_anchor="end",
+                    class_="ref-label",
+                )
+            )
     return svg(WIDTH, bottom + AXIS, title, parts, kind=kind)
 
 
@@ -335,6 +377,13 @@ def histogram(counts: Mapping[str, int], *, title: str) -> str:
     """Counts per bin (bins in the given order), the count above each column."""
     bars = [Bar(label, float(n), text=str(n)) for label, n in counts.items()]
     top = max(counts.values(), default=0)
-    return column_chart(bars, title=title, domain=(0.0, float(max(top, 1))), reference=None,
-                        reference_label=None, tick_format=general, gap=0.08,
-                        kind="histogram")  # fmt: skip
+    return column_chart(
+        bars,
+        title=title,
+        domain=(0.0, float(max(top, 1))),
+        reference=None,
+        reference_label=None,
+        tick_format=general,
+        gap=0.08,
+        kind="histogram",
+    )

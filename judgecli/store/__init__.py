@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from judgecli.errors import InputError
 from judgecli.result import CaseResult, CaseStatus
-from judgecli.summary.run import RunSummary
+from judgecli.summary.facts import Command
+from judgecli.summary.run import RunSummary, parse_summary
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
@@ -270,7 +272,7 @@ def append_step_summary(path: Path, report: str) -> None:
 
 
 def read_summary(path: Path) -> RunSummary:
-    """A run's summary.json, validated."""
+    """A run's summary.json, validated as its command's summary."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -278,9 +280,20 @@ def read_summary(path: Path) -> RunSummary:
     except OSError as err:
         raise InputError(f"{path}: cannot read: {err.strerror}") from None
     try:
-        return RunSummary.model_validate_json(text)
+        return parse_summary(text)
     except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        problem = f"{where}: {first['msg']}" if where else first["msg"]
-        raise InputError(f"{path}: not a judge summary.json ({problem})") from None
+        raise InputError(
+            f"{path}: not a judge summary.json ({summary_problem(err.errors()[0])})"
+        ) from None
+
+
+def summary_problem(error: ErrorDetails) -> str:
+    """One validation error of a summary.json, said as `field: problem`."""
+    commands = ", ".join(c.value for c in Command)
+    if error["type"] == "union_tag_not_found":
+        return f"command: Field required (one of {commands})"
+    if error["type"] == "union_tag_invalid":
+        return f"command: {error.get('ctx', {}).get('tag')!r} is not one of {commands}"
+    # Past the tag, the location starts with the command's name: it says which model.
+    where = ".".join(str(p) for p in error["loc"][1:])
+    return f"{where}: {error['msg']}" if where else error["msg"]

@@ -1,8 +1,12 @@
 """Summaries: a run's results.jsonl → the numbers summary.json holds, per command. Domain-
 aware (results, rubrics, labels, verdicts); the arithmetic itself is in `stats/`.
 
-- `run`: RunSummary, Usage and the facts every summary has
-- `score`, `pairwise`, `calibrate`, `refine`: each command's summary
+- `run`: RunSummary, the summary of any command (a union told apart by `command`), and
+  reading one
+- `facts`: what every summary has: the head (command, rubric, counts, Usage), the tail
+  (failures, warnings, the gate's verdict, the cascade block, incomplete)
+- `score`, `pairwise`, `calibrate`, `refine`: each command's summary model and summariser
+- `agreement`: agreement measures over (case, label) pairs, for calibrate
 - `cascade`: a --screen run's tiers, costs and agreement
 - `compare`: two runs of one rubric, case by case (`judge report A B`)
 """

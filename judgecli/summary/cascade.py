@@ -16,7 +16,8 @@ from judgecli.config import Price
 from judgecli.result import CaseResult, CaseStatus, Judgement, Tier
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.stats.intervals import Interval, wilson_interval
-from judgecli.summary.run import CascadeSummary, ScreenAgreement, TierUsage
+from judgecli.summary.facts import CascadeSummary, ScreenAgreement, TierUsage
+from judgecli.usage import COST_DIGITS, total
 
 
 def summarize_cascade(
@@ -38,7 +39,7 @@ def summarize_cascade(
         ),
         Tier.STRONG.value: tier_usage(len(escalated), [j for r in escalated for j in r.judgements]),
     }
-    cost = tiers[Tier.SCREEN.value].cost_usd + tiers[Tier.STRONG.value].cost_usd
+    cost = total(tiers.values()).cost_usd
     known = [price for name in judges if (price := prices.get(name)) is not None]
     unpriced = [name for name in judges if prices.get(name) is None]
     all_strong = None
@@ -61,9 +62,9 @@ def summarize_cascade(
         escalated_share=share,
         escalated_share_ci=share_ci,
         tiers=tiers,
-        cost_usd=round(cost, 10),
-        all_strong_cost_usd=None if all_strong is None else round(all_strong, 10),
-        saved_usd=None if saved is None else round(saved, 10),
+        cost_usd=round(cost, COST_DIGITS),
+        all_strong_cost_usd=None if all_strong is None else round(all_strong, COST_DIGITS),
+        saved_usd=None if saved is None else round(saved, COST_DIGITS),
         saved_share=saved / all_strong if saved is not None and all_strong else None,
         unpriced=unpriced,
         agreement=screen_agreement(escalated, rubric),
@@ -82,9 +83,7 @@ def tier_usage(decided: int, judgements: list[Judgement]) -> TierUsage:
     return TierUsage(
         decided=decided,
         calls=sum(j.attempts for j in judgements),
-        prompt_tokens=sum(j.prompt_tokens for j in judgements),
-        completion_tokens=sum(j.completion_tokens for j in judgements),
-        cost_usd=round(sum(j.cost_usd for j in judgements), 10),
+        **total(judgements).rounded().token_fields(),
     )
 
 

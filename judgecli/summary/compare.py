@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.stats.intervals import Interval, t_interval
 from judgecli.stats.scores import mean
-from judgecli.summary.pairwise import OUTCOME
+from judgecli.summary.pairwise import OUTCOME, PairwiseSummary
 from judgecli.summary.run import RunSummary
 
 
@@ -86,7 +86,7 @@ def compare_runs(
 ) -> list[Delta]:
     """The deltas that matter for the runs' command."""
     deltas = []
-    if a.command == "pairwise":
+    if isinstance(a, PairwiseSummary):
         deltas.append(delta("win_rate", paired(a_results, b_results, win_value), rate=True))
         deltas.append(
             delta("consistency", paired(a_results, b_results, consistent_value), rate=True)

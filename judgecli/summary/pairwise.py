@@ -1,4 +1,4 @@
-"""CaseResults of a `pairwise` run → its RunSummary: win rate with intervals, flip
+"""CaseResults of a `pairwise` run → its PairwiseSummary: win rate with intervals, flip
 consistency, position and length preference, per category and per judge.
 
 Outcomes are NEW's: a win 1, a tie 0.5, a loss 0. A failed case (no verdict) and a case
@@ -8,11 +8,14 @@ the "drop" flip policy left undecided are outside the win rate; both are counted
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
+from typing import Literal
+
+from pydantic import Field
 
 from judgecli.result import CaseResult, CaseStatus, Order, Winner
 from judgecli.rubric import Rubric
 from judgecli.stats.agreement import fleiss_kappa, pairwise_cohen_kappas, percent_agreement
-from judgecli.stats.intervals import wilson_interval
+from judgecli.stats.intervals import Interval, wilson_interval
 from judgecli.stats.pairwise import (
     consistency_rate,
     first_position_rate,
@@ -23,18 +26,86 @@ from judgecli.stats.pairwise import (
     win_rate_no_ties,
 )
 from judgecli.stats.scores import NO_CATEGORY
-from judgecli.summary.run import (
+from judgecli.summary.facts import (
     CategorySummary,
-    InterJudgeSummary,
-    JudgeSummary,
-    LengthSummary,
-    RunSummary,
+    Command,
+    CriterionSummary,
+    Part,
+    SummaryHead,
+    SummaryTail,
     run_facts,
 )
 from judgecli.verdict import Position
 
 OUTCOME = {Winner.NEW: 1.0, Winner.TIE: 0.5, Winner.OLD: 0.0}
 WINNER_LABELS = [Winner.OLD, Winner.NEW, Winner.TIE]
+
+
+class JudgeSummary(Part):
+    """One judge of a pairwise panel on its own."""
+
+    win_rate: float | None = None
+    win_rate_ci: Interval = (None, None)
+    wins: int
+    losses: int
+    ties: int
+    consistency: float | None = None
+    first_position_rate: float | None = None
+
+
+class LengthSummary(Part):
+    """Does the judge reward length? (Answers' lengths in characters.)."""
+
+    longer_wins_rate: float | None = None
+    """Among decided cases whose answers differ in length: how often the longer one won."""
+    mean_length_winner: float | None = None
+    mean_length_loser: float | None = None
+    mean_length_old: float | None = None
+    mean_length_new: float | None = None
+
+
+class InterJudgeSummary(Part):
+    """How much the judges of a panel agree (on their flip-reconciled verdicts)."""
+
+    fleiss_kappa: float | None = None
+    cohen_kappa: dict[str, float | None]
+    percent_agreement: float | None = None
+
+
+class PairwiseNumbers(SummaryHead):
+    """NEW against OLD, before the tail."""
+
+    criteria: dict[str, CriterionSummary] = Field(default_factory=dict)
+    """Always empty: every summary has written the key since there was one model for all."""
+    by_category: dict[str, CategorySummary] = Field(default_factory=dict)
+    win_rate: float | None = None
+    win_rate_ci: Interval | None = None
+    """Seeded percentile bootstrap over cases (the interval the gate's lower bound uses)."""
+    win_rate_ci_wilson: Interval | None = None
+    """Wilson interval on wins + ties/2 (an approximation; reported beside the bootstrap)."""
+    win_rate_no_ties: float | None = None
+    wins: int
+    losses: int
+    ties: int
+    dropped: int
+    """Cases the flip policy "drop" left without a verdict."""
+    loss_rate: float | None = None
+    loss_rate_ci: Interval | None = None
+    flip: bool
+    flip_policy: str
+    consistency: float | None = None
+    consistency_ci: Interval | None = None
+    first_position_rate: float | None = None
+    length: LengthSummary | None = None
+    judges: dict[str, JudgeSummary] | None = None
+    """A panel: each judge on its own."""
+    inter_judge: InterJudgeSummary | None = None
+
+
+class PairwiseSummary(SummaryTail, PairwiseNumbers):
+    """summary.json of `judge pairwise`."""
+
+    command: Literal[Command.PAIRWISE] = Command.PAIRWISE
 
 
 def outcomes(winners: list[Winner]) -> list[float]:
@@ -69,8 +140,9 @@ def judge_consistency(results: list[CaseResult], model: str) -> float | None:
         if len(by_order) == 2 and None not in by_order.values():
             old_new, new_old = by_order[Order.OLD_NEW], by_order[Order.NEW_OLD]
             # Consistent when the slot flips with the order (A then B) or both say tie.
-            flags.append(old_new == new_old == Position.TIE or {old_new, new_old} == {
-                Position.A, Position.B})  # fmt: skip
+            flags.append(
+                old_new == new_old == Position.TIE or {old_new, new_old} == {Position.A, Position.B}
+            )
     return consistency_rate(flags)
 
 
@@ -168,7 +240,7 @@ def summarize_pairwise(
     flip: bool,
     flip_policy: str,
     seed: int = 0,
-) -> RunSummary:
+) -> PairwiseSummary:
     """The summary of a `pairwise` run."""
     rows = list(results)
     ok = [r for r in rows if r.status is CaseStatus.OK]
@@ -177,8 +249,8 @@ def summarize_pairwise(
     wins, losses, ties = tally(winners)
     n = len(winners)
     consistent = [r.consistent for r in ok if r.consistent is not None]
-    return RunSummary(
-        **run_facts(rows, command="pairwise", rubric=rubric, models=models),
+    return PairwiseSummary(
+        **run_facts(rows, rubric=rubric, models=models),
         win_rate=win_rate(wins, losses, ties),
         win_rate_ci=win_rate_bootstrap_interval(outcomes(winners), seed=seed),
         win_rate_ci_wilson=wilson_interval(wins + ties / 2, n),

@@ -1,4 +1,4 @@
-"""CaseResults of a `refine` run → its RunSummary: pass rate at the first answer and at the
+"""CaseResults of a `refine` run → its RefineSummary: pass rate at the first answer and at the
 end, the lift the loop bought (with a paired interval), scores per attempt, and what
 generating and judging cost. Pure.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -15,8 +15,54 @@ from judgecli.result import CaseResult, CaseStatus, natural_key
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.stats.intervals import Interval, bootstrap_mean_interval, t_interval, wilson_interval
 from judgecli.stats.scores import distribution, mean, pass_rate
-from judgecli.summary.run import FAILURES_LISTED, RunSummary, Usage
-from judgecli.summary.score import on_scale_points, summarize_pointwise
+from judgecli.summary.facts import FAILURES_LISTED, Command, Record, SummaryTail, Usage, run_facts
+from judgecli.summary.score import ScoreNumbers, on_scale_points, score_numbers
+from judgecli.usage import total
+
+
+class AttemptSummary(Record):
+    """The answers of one attempt number (0: the case's own output)."""
+
+    n: int
+    """Cases that reached this attempt."""
+    mean: float | None
+    pass_rate: float | None
+    distribution: dict[str, int] | None = None
+    """Pointwise: cases per score."""
+
+
+class RefineSummary(SummaryTail, ScoreNumbers):
+    """summary.json of `judge refine`. ScoreNumbers describe the final answers."""
+
+    command: Literal[Command.REFINE] = Command.REFINE
+    generator: str
+    success_rating: float | None = None
+    """Pointwise: the score an answer had to reach; None for a binary rubric's pass_choice."""
+    max_attempts: int
+    pass_rate_first: float | None = None
+    """At the case's own output (attempt 0)."""
+    pass_rate_first_ci: Interval
+    pass_rate_final: float | None = None
+    pass_rate_final_ci: Interval
+    n_passed: int
+    n_exhausted: int
+    """Cases still below the bar after the last attempt."""
+    mean_attempts: float | None = None
+    """Regenerations per case (attempts after the case's own output; 0 = passed at once).
+    The key's name predates the label reports give it; keys are never renamed."""
+    mean_first: float | None = None
+    mean_final: float | None = None
+    lift: float | None = None
+    """Mean of final − first score per case (binary: passed 1, not 0)."""
+    lift_ci: Interval
+    """Seeded percentile bootstrap."""
+    lift_ci_t: Interval
+    """Paired Student t interval."""
+    by_attempt: dict[str, AttemptSummary]
+    cost_generation_usd: float
+    cost_judging_usd: float
+    never_passed: list[str]
+    """Ids of exhausted cases (the first FAILURES_LISTED)."""
 
 
 class ScoredAttempt(Protocol):
@@ -65,8 +111,9 @@ def lift(first: Sequence[float], final: Sequence[float], *, seed: int = 0) -> Li
     interval reflects how consistently answers improved, not how hard the cases were.
     """
     if len(first) != len(final):
-        raise ValueError(f"need one first and one final score per case, got {len(first)} "
-                         f"and {len(final)}")  # fmt: skip
+        raise ValueError(
+            f"need one first and one final score per case, got {len(first)} and {len(final)}"
+        )
     diffs = np.asarray(final, dtype=np.float64) - np.asarray(first, dtype=np.float64)
     return Lift(
         value=mean(diffs),
@@ -85,22 +132,18 @@ def outcome(attempt: ScoredAttempt, *, scored: bool) -> float | None:
 
 def by_attempt(
     attempts: Sequence[Sequence[ScoredAttempt]], rubric: Rubric, *, integer: bool
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, AttemptSummary]:
     """Per attempt number: cases that reached it, mean score, pass rate, score distribution."""
     numbers = sorted({a.attempt for case in attempts for a in case})
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, AttemptSummary] = {}
     for k in numbers:
         at_k = [a for case in attempts for a in case if a.attempt == k]
         scores = [a.score for a in at_k if a.score is not None]
         decided = [a.passed for a in at_k if a.passed is not None]
-        row: dict[str, Any] = {
-            "n": len(at_k),
-            "mean": mean(scores),
-            "pass_rate": pass_rate(decided),
-        }
+        row = AttemptSummary(n=len(at_k), mean=mean(scores), pass_rate=pass_rate(decided))
         if rubric.kind is RubricKind.POINTWISE and rubric.scale is not None:
             scale = rubric.scale
-            row["distribution"] = distribution(
+            row.distribution = distribution(
                 scores, scale_min=scale.min, scale_max=scale.max, integer=integer
             )
         out[str(k)] = row
@@ -118,54 +161,55 @@ def summarize_refine(
     max_attempts: int,
     success_rating: float | None,
     seed: int = 0,
-) -> RunSummary:
+) -> RefineSummary:
     """The summary of a `refine` run; `attempts` is aligned with `results`. The score
     fields (mean, pass_rate, distribution) describe the final answers.
     """
-    base = summarize_pointwise(results, rubric=rubric, models=judges, command="refine")
+    rows = list(results)
+    facts = run_facts(rows, rubric=rubric, models=[*judges])
     scored = rubric.kind is RubricKind.POINTWISE
-    ok = [(r, a) for r, a in zip(results, attempts, strict=True)
-          if r.status is CaseStatus.OK and a]  # fmt: skip
+    ok = [(r, a) for r, a in zip(rows, attempts, strict=True) if r.status is CaseStatus.OK and a]
     firsts = [a[0].passed for _, a in ok if a[0].passed is not None]
     finals = [bool(r.passed) for r, _ in ok]
-    pairs = [(x, y) for _, a in ok
-             if (x := outcome(a[0], scored=scored)) is not None
-             and (y := outcome(a[-1], scored=scored)) is not None]  # fmt: skip
+    pairs = [
+        (x, y)
+        for _, a in ok
+        if (x := outcome(a[0], scored=scored)) is not None
+        and (y := outcome(a[-1], scored=scored)) is not None
+    ]
     gained = lift([x for x, _ in pairs], [y for _, y in pairs], seed=seed)
     never = sorted((r.id for r, _ in ok if not r.passed), key=natural_key)
     every = [a for case in attempts for a in case]
-    usage = base.usage.model_copy(update={
-        "calls": base.usage.calls + generation_usage.calls,
-        "cached": base.usage.cached + generation_usage.cached,
-        "retries": base.usage.retries + generation_usage.retries,
-        "prompt_tokens": base.usage.prompt_tokens + generation_usage.prompt_tokens,
-        "completion_tokens": base.usage.completion_tokens + generation_usage.completion_tokens,
-        "cost_usd": round(base.usage.cost_usd + generation_usage.cost_usd, 10),
-    })  # fmt: skip
-    extra: dict[str, Any] = {
-        "generator": generator,
-        "success_rating": success_rating,
-        "max_attempts": max_attempts,
-        "pass_rate_first": pass_rate(firsts),
-        "pass_rate_first_ci": wilson_interval(sum(firsts), len(firsts)),
-        "pass_rate_final": pass_rate(finals),
-        "pass_rate_final_ci": wilson_interval(sum(finals), len(finals)),
-        "n_passed": sum(finals),
-        "n_exhausted": len(never),
-        # Regenerations per case (attempts after the case's own output; 0 = passed at
-        # once). The key's name predates the label reports give it; keys are never renamed.
-        "mean_attempts": mean([sum(1 for x in a if x.attempt > 0) for _, a in ok]),
-        "mean_first": mean([x for x, _ in pairs]),
-        "mean_final": mean([y for _, y in pairs]),
-        "lift": gained.value,
-        "lift_ci": gained.ci,
-        "lift_ci_t": gained.ci_t,
-        "by_attempt": by_attempt(
-            [a for _, a in ok], rubric, integer=on_scale_points(rubric, judges)
-        ),
-        "cost_generation_usd": round(sum(a.cost_generation_usd for a in every), 10),
-        "cost_judging_usd": round(sum(a.cost_judging_usd for a in every), 10),
-        "never_passed": never[:FAILURES_LISTED],
-    }
-    fields = base.model_dump() | {"usage": usage, "models": [*judges]} | extra
-    return RunSummary.model_validate(fields)
+    judging: Usage = facts["usage"]
+    # The generator's calls count in the run's usage; its latencies do not (the judges' do).
+    facts["usage"] = judging.model_copy(
+        update={
+            "calls": judging.calls + generation_usage.calls,
+            "cached": judging.cached + generation_usage.cached,
+            "retries": judging.retries + generation_usage.retries,
+            **total([judging, generation_usage]).rounded().token_fields(),
+        }
+    )
+    return RefineSummary(
+        **facts,
+        **score_numbers(rows, rubric, judges),
+        generator=generator,
+        success_rating=success_rating,
+        max_attempts=max_attempts,
+        pass_rate_first=pass_rate(firsts),
+        pass_rate_first_ci=wilson_interval(sum(firsts), len(firsts)),
+        pass_rate_final=pass_rate(finals),
+        pass_rate_final_ci=wilson_interval(sum(finals), len(finals)),
+        n_passed=sum(finals),
+        n_exhausted=len(never),
+        mean_attempts=mean([sum(1 for x in a if x.attempt > 0) for _, a in ok]),
+        mean_first=mean([x for x, _ in pairs]),
+        mean_final=mean([y for _, y in pairs]),
+        lift=gained.value,
+        lift_ci=gained.ci,
+        lift_ci_t=gained.ci_t,
+        by_attempt=by_attempt([a for _, a in ok], rubric, integer=on_scale_points(rubric, judges)),
+        cost_generation_usd=round(sum(a.cost_generation_usd for a in every), 10),
+        cost_judging_usd=round(sum(a.cost_judging_usd for a in every), 10),
+        never_passed=never[:FAILURES_LISTED],
+    )

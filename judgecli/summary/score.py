@@ -1,28 +1,60 @@
-"""CaseResults of a `score` run → its RunSummary (mean, pass rate, criteria, categories)."""
+"""CaseResults of a `score` run → its ScoreSummary (mean, pass rate, criteria, categories)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field
 
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.stats.intervals import Interval, t_interval, wilson_interval
 from judgecli.stats.scores import by_category, distribution, mean, pass_rate
-from judgecli.summary.run import (
+from judgecli.summary.facts import (
     CategorySummary,
+    Command,
     CriterionSummary,
-    RunSummary,
+    SummaryHead,
+    SummaryTail,
     run_facts,
 )
 
 
-def summarize_pointwise(
-    results: Iterable[CaseResult], *, rubric: Rubric, models: list[str], command: str
-) -> RunSummary:
+class ScoreNumbers(SummaryHead):
+    """The numbers of graded answers (score; refine's final answers), before the tail."""
+
+    mean: float | None = None
+    mean_ci: Interval | None = None
+    pass_rate: float | None = None
+    pass_rate_ci: Interval | None = None
+    distribution: dict[str, int] | None = None
+    """Pointwise: cases per score (per bin on a continuous scale)."""
+    choices: dict[str, int] | None = None
+    """Binary: cases per choice ("(split)": a panel without a majority)."""
+    criteria: dict[str, CriterionSummary] = Field(default_factory=dict)
+    by_category: dict[str, CategorySummary] = Field(default_factory=dict)
+
+
+class ScoreSummary(SummaryTail, ScoreNumbers):
+    """summary.json of `judge score`."""
+
+    command: Literal[Command.SCORE] = Command.SCORE
+
+
+def summarize_score(
+    results: Iterable[CaseResult], *, rubric: Rubric, models: list[str]
+) -> ScoreSummary:
     """The summary of a `score` run (pointwise or binary rubric)."""
     rows = list(results)
+    return ScoreSummary(
+        **run_facts(rows, rubric=rubric, models=models), **score_numbers(rows, rubric, models)
+    )
+
+
+def score_numbers(rows: list[CaseResult], rubric: Rubric, models: list[str]) -> dict[str, Any]:
+    """ScoreNumbers' fields (but the head's) for these results, as keyword arguments."""
     ok = [r for r in rows if r.status is CaseStatus.OK]
     fields: dict[str, Any] = {}
     decided = [r.passed for r in ok if r.passed is not None]
@@ -35,9 +67,11 @@ def summarize_pointwise(
         fields["mean"] = mean(scores)
         fields["mean_ci"] = within(t_interval(scores), rubric)
         fields["distribution"] = distribution(
-            scores, scale_min=rubric.scale.min, scale_max=rubric.scale.max,
+            scores,
+            scale_min=rubric.scale.min,
+            scale_max=rubric.scale.max,
             integer=on_scale_points(rubric, models),
-        )  # fmt: skip
+        )
         fields["criteria"] = {
             name: CriterionSummary(
                 mean=mean(values := [r.criteria[name] for r in ok if name in r.criteria]),
@@ -51,7 +85,7 @@ def summarize_pointwise(
         if counts.get(None):
             fields["choices"]["(split)"] = counts[None]
     fields["by_category"] = category_summaries(ok, rubric)
-    return RunSummary(**run_facts(rows, command=command, rubric=rubric, models=models), **fields)
+    return fields
 
 
 def on_scale_points(rubric: Rubric, judges: list[str]) -> bool:

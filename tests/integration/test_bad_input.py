@@ -64,254 +64,552 @@ def calibrates(labels: str, rubric: str = "helpfulness", *extra: str) -> tuple[s
 OLD, NEW = "good-old.jsonl", "good-new.jsonl"
 BAD_INPUTS = [
     # --- datasets: JSON syntax and encoding -------------------------------------------
-    case("malformed-json", *scores(bad("cases-malformed-json.jsonl")),
-         where="cases-malformed-json.jsonl:2"),
-    case("truncated-last-line", *scores(bad("cases-truncated-last-line.jsonl")),
-         where="cases-truncated-last-line.jsonl:3"),
-    case("json-array-line", *scores(bad("cases-json-array-line.jsonl")),
-         where="cases-json-array-line.jsonl:2"),
-    case("json-string-line", *scores(bad("cases-json-string-line.jsonl")),
-         where="cases-json-string-line.jsonl:2"),
-    case("trailing-garbage", *scores(bad("cases-trailing-garbage.jsonl")),
-         where="cases-trailing-garbage.jsonl:2"),
-    case("two-objects-on-one-line", *scores(bad("cases-two-objects-one-line.jsonl")),
-         where="cases-two-objects-one-line.jsonl:2"),
+    case(
+        "malformed-json",
+        *scores(bad("cases-malformed-json.jsonl")),
+        where="cases-malformed-json.jsonl:2",
+    ),
+    case(
+        "truncated-last-line",
+        *scores(bad("cases-truncated-last-line.jsonl")),
+        where="cases-truncated-last-line.jsonl:3",
+    ),
+    case(
+        "json-array-line",
+        *scores(bad("cases-json-array-line.jsonl")),
+        where="cases-json-array-line.jsonl:2",
+    ),
+    case(
+        "json-string-line",
+        *scores(bad("cases-json-string-line.jsonl")),
+        where="cases-json-string-line.jsonl:2",
+    ),
+    case(
+        "trailing-garbage",
+        *scores(bad("cases-trailing-garbage.jsonl")),
+        where="cases-trailing-garbage.jsonl:2",
+    ),
+    case(
+        "two-objects-on-one-line",
+        *scores(bad("cases-two-objects-one-line.jsonl")),
+        where="cases-two-objects-one-line.jsonl:2",
+    ),
     case("non-utf8", *scores(bad("cases-non-utf8.jsonl")), where="cases-non-utf8.jsonl:2"),
     case("utf16", *scores(bad("cases-utf16.jsonl")), where="cases-utf16.jsonl:1"),
-    case("nul-byte-in-a-string", *scores(bad("cases-nul-byte.jsonl")),
-         where="cases-nul-byte.jsonl:2"),
-    case("nul-byte-line", *scores(bad("cases-nul-between-lines.jsonl")),
-         where="cases-nul-between-lines.jsonl:2"),
-    case("huge-torn-line", *scores("huge-torn.jsonl"), where="huge-torn.jsonl:2",
-         make=write_huge_truncated_line),
+    case(
+        "nul-byte-in-a-string", *scores(bad("cases-nul-byte.jsonl")), where="cases-nul-byte.jsonl:2"
+    ),
+    case(
+        "nul-byte-line",
+        *scores(bad("cases-nul-between-lines.jsonl")),
+        where="cases-nul-between-lines.jsonl:2",
+    ),
+    case(
+        "huge-torn-line",
+        *scores("huge-torn.jsonl"),
+        where="huge-torn.jsonl:2",
+        make=write_huge_truncated_line,
+    ),
     case("empty-file", *scores(bad("cases-empty.jsonl")), where="cases-empty.jsonl"),
-    case("only-blank-lines", *scores(bad("cases-only-blank-lines.jsonl")),
-         where="cases-only-blank-lines.jsonl"),
+    case(
+        "only-blank-lines",
+        *scores(bad("cases-only-blank-lines.jsonl")),
+        where="cases-only-blank-lines.jsonl",
+    ),
     case("no-such-file", *scores("nowhere.jsonl"), where="nowhere.jsonl"),
-    case("dataset-is-a-directory", *scores("a-directory.jsonl"), where="a-directory.jsonl",
-         make=make_directory),
+    case(
+        "dataset-is-a-directory",
+        *scores("a-directory.jsonl"),
+        where="a-directory.jsonl",
+        make=make_directory,
+    ),
     # --- datasets: fields missing or of the wrong type ----------------------------------
-    case("missing-output", *scores(bad("cases-missing-output.jsonl")),
-         where="cases-missing-output.jsonl:2"),
-    case("missing-input", *scores(bad("cases-missing-input.jsonl")),
-         where="cases-missing-input.jsonl:2"),
-    case("null-output", *scores(bad("cases-null-output.jsonl")),
-         where="cases-null-output.jsonl:2"),
-    case("mapped-column-absent", *scores(bad("cases-column-not-in-file.jsonl"), "helpfulness",
-                                         "--field", "output=answer"),
-         where="cases-column-not-in-file.jsonl:1"),
-    case("template-field-the-case-lacks",
-         *scores(bad("cases-lacks-reference.jsonl"), bad("good-needs-reference.yaml")),
-         where="cases-lacks-reference.jsonl:2"),
-    case("id-is-an-object", *scores(bad("cases-id-object.jsonl")),
-         where="cases-id-object.jsonl:2"),
-    case("id-is-a-boolean", *scores(bad("cases-id-boolean.jsonl")),
-         where="cases-id-boolean.jsonl:2"),
+    case(
+        "missing-output",
+        *scores(bad("cases-missing-output.jsonl")),
+        where="cases-missing-output.jsonl:2",
+    ),
+    case(
+        "missing-input",
+        *scores(bad("cases-missing-input.jsonl")),
+        where="cases-missing-input.jsonl:2",
+    ),
+    case("null-output", *scores(bad("cases-null-output.jsonl")), where="cases-null-output.jsonl:2"),
+    case(
+        "mapped-column-absent",
+        *scores(bad("cases-column-not-in-file.jsonl"), "helpfulness", "--field", "output=answer"),
+        where="cases-column-not-in-file.jsonl:1",
+    ),
+    case(
+        "template-field-the-case-lacks",
+        *scores(bad("cases-lacks-reference.jsonl"), bad("good-needs-reference.yaml")),
+        where="cases-lacks-reference.jsonl:2",
+    ),
+    case("id-is-an-object", *scores(bad("cases-id-object.jsonl")), where="cases-id-object.jsonl:2"),
+    case(
+        "id-is-a-boolean", *scores(bad("cases-id-boolean.jsonl")), where="cases-id-boolean.jsonl:2"
+    ),
     case("id-is-a-float", *scores(bad("cases-id-float.jsonl")), where="cases-id-float.jsonl:2"),
-    case("output-is-a-list", *scores(bad("cases-output-list.jsonl")),
-         where="cases-output-list.jsonl:2"),
-    case("input-is-a-number", *scores(bad("cases-input-number.jsonl")),
-         where="cases-input-number.jsonl:2"),
-    case("category-is-an-object", *scores(bad("cases-category-object.jsonl")),
-         where="cases-category-object.jsonl:2"),
-    case("context-is-a-number", *scores(bad("cases-context-number.jsonl")),
-         where="cases-context-number.jsonl:2"),
-    case("context-holds-a-number", *scores(bad("cases-context-list-of-numbers.jsonl")),
-         where="cases-context-list-of-numbers.jsonl:2"),
-    case("duplicate-id", *scores(bad("cases-duplicate-id.jsonl")),
-         where="cases-duplicate-id.jsonl:3"),
-    case("duplicate-id-int-1-and-string-1", *scores(bad("cases-duplicate-id-int-and-string.jsonl")),
-         where="cases-duplicate-id-int-and-string.jsonl:2"),
+    case(
+        "output-is-a-list",
+        *scores(bad("cases-output-list.jsonl")),
+        where="cases-output-list.jsonl:2",
+    ),
+    case(
+        "input-is-a-number",
+        *scores(bad("cases-input-number.jsonl")),
+        where="cases-input-number.jsonl:2",
+    ),
+    case(
+        "category-is-an-object",
+        *scores(bad("cases-category-object.jsonl")),
+        where="cases-category-object.jsonl:2",
+    ),
+    case(
+        "context-is-a-number",
+        *scores(bad("cases-context-number.jsonl")),
+        where="cases-context-number.jsonl:2",
+    ),
+    case(
+        "context-holds-a-number",
+        *scores(bad("cases-context-list-of-numbers.jsonl")),
+        where="cases-context-list-of-numbers.jsonl:2",
+    ),
+    case(
+        "duplicate-id", *scores(bad("cases-duplicate-id.jsonl")), where="cases-duplicate-id.jsonl:3"
+    ),
+    case(
+        "duplicate-id-int-1-and-string-1",
+        *scores(bad("cases-duplicate-id-int-and-string.jsonl")),
+        where="cases-duplicate-id-int-and-string.jsonl:2",
+    ),
     # --- pairwise: OLD and NEW that do not belong together ------------------------------
-    case("pairwise-ids-differ", *compares(bad(OLD), bad("new-ids-mismatch.jsonl")),
-         where="new-ids-mismatch.jsonl"),
-    case("pairwise-no-common-id", *compares(bad(OLD), bad("new-no-common-ids.jsonl"),
-                                            "--allow-partial"),
-         where="new-no-common-ids.jsonl"),
-    case("pairwise-input-differs", *compares(bad(OLD), bad("new-input-differs.jsonl")),
-         where="new-input-differs.jsonl"),
-    case("pairwise-duplicate-id-in-new", *compares(bad(OLD), bad("new-duplicate-id.jsonl")),
-         where="new-duplicate-id.jsonl:4"),
-    case("pairwise-malformed-new", *compares(bad(OLD), bad("new-malformed-json.jsonl")),
-         where="new-malformed-json.jsonl:2"),
-    case("pairwise-missing-output-in-new", *compares(bad(OLD), bad("new-missing-output.jsonl")),
-         where="new-missing-output.jsonl:2"),
-    case("pairwise-malformed-old", *compares(bad("cases-malformed-json.jsonl"), bad(NEW)),
-         where="cases-malformed-json.jsonl:2"),
-    case("pairwise-empty-old", *compares(bad("cases-empty.jsonl"), bad(NEW)),
-         where="cases-empty.jsonl"),
-    case("pairwise-with-a-binary-rubric",
-         *compares(bad(OLD), bad(NEW), rubric=bad("good-binary.yaml")),
-         where="good-binary.yaml"),
+    case(
+        "pairwise-ids-differ",
+        *compares(bad(OLD), bad("new-ids-mismatch.jsonl")),
+        where="new-ids-mismatch.jsonl",
+    ),
+    case(
+        "pairwise-no-common-id",
+        *compares(bad(OLD), bad("new-no-common-ids.jsonl"), "--allow-partial"),
+        where="new-no-common-ids.jsonl",
+    ),
+    case(
+        "pairwise-input-differs",
+        *compares(bad(OLD), bad("new-input-differs.jsonl")),
+        where="new-input-differs.jsonl",
+    ),
+    case(
+        "pairwise-duplicate-id-in-new",
+        *compares(bad(OLD), bad("new-duplicate-id.jsonl")),
+        where="new-duplicate-id.jsonl:4",
+    ),
+    case(
+        "pairwise-malformed-new",
+        *compares(bad(OLD), bad("new-malformed-json.jsonl")),
+        where="new-malformed-json.jsonl:2",
+    ),
+    case(
+        "pairwise-missing-output-in-new",
+        *compares(bad(OLD), bad("new-missing-output.jsonl")),
+        where="new-missing-output.jsonl:2",
+    ),
+    case(
+        "pairwise-malformed-old",
+        *compares(bad("cases-malformed-json.jsonl"), bad(NEW)),
+        where="cases-malformed-json.jsonl:2",
+    ),
+    case(
+        "pairwise-empty-old",
+        *compares(bad("cases-empty.jsonl"), bad(NEW)),
+        where="cases-empty.jsonl",
+    ),
+    case(
+        "pairwise-with-a-binary-rubric",
+        *compares(bad(OLD), bad(NEW), rubric=bad("good-binary.yaml")),
+        where="good-binary.yaml",
+    ),
     # --- rubrics, through `judge score` -------------------------------------------------
     case("rubric-empty", *scored_with("rubric-empty.yaml"), where="rubric-empty.yaml"),
-    case("rubric-not-a-mapping", *scored_with("rubric-not-a-mapping.yaml"),
-         where="rubric-not-a-mapping.yaml"),
+    case(
+        "rubric-not-a-mapping",
+        *scored_with("rubric-not-a-mapping.yaml"),
+        where="rubric-not-a-mapping.yaml",
+    ),
     case("rubric-a-scalar", *scored_with("rubric-scalar.yaml"), where="rubric-scalar.yaml"),
     # (The line where the unclosed `{` opened, not the one where the parser gave up.)
-    case("rubric-invalid-yaml", *scored_with("rubric-invalid-yaml.yaml"),
-         where="rubric-invalid-yaml.yaml:3"),
-    case("rubric-tab-indented", *scored_with("rubric-tab-indented.yaml"),
-         where="rubric-tab-indented.yaml:4"),
+    case(
+        "rubric-invalid-yaml",
+        *scored_with("rubric-invalid-yaml.yaml"),
+        where="rubric-invalid-yaml.yaml:3",
+    ),
+    case(
+        "rubric-tab-indented",
+        *scored_with("rubric-tab-indented.yaml"),
+        where="rubric-tab-indented.yaml:4",
+    ),
     case("rubric-non-utf8", *scored_with("rubric-non-utf8.yaml"), where="rubric-non-utf8.yaml:1"),
-    case("rubric-aliases-bomb", *scored_with("rubric-aliases-bomb.yaml"),
-         where="rubric-aliases-bomb.yaml:2"),
-    case("rubric-unknown-key", *scored_with("rubric-unknown-key.yaml"),
-         where="rubric-unknown-key.yaml:4"),
-    case("rubric-unknown-nested-key", *scored_with("rubric-unknown-nested-key.yaml"),
-         where="rubric-unknown-nested-key.yaml:3"),
-    case("rubric-duplicate-key", *scored_with("rubric-duplicate-key.yaml"),
-         where="rubric-duplicate-key.yaml:4"),
-    case("rubric-unknown-kind", *scored_with("rubric-unknown-kind.yaml"),
-         where="rubric-unknown-kind.yaml:2"),
-    case("rubric-missing-kind", *scored_with("rubric-missing-kind.yaml"),
-         where="rubric-missing-kind.yaml:1"),
-    case("rubric-missing-prompt", *scored_with("rubric-missing-prompt.yaml"),
-         where="rubric-missing-prompt.yaml:1"),
-    case("rubric-empty-name", *scored_with("rubric-empty-name.yaml"),
-         where="rubric-empty-name.yaml:1"),
-    case("rubric-pointwise-without-scale", *scored_with("rubric-pointwise-without-scale.yaml"),
-         where="rubric-pointwise-without-scale.yaml:2"),
-    case("rubric-scale-min-equals-max", *scored_with("rubric-scale-min-equals-max.yaml"),
-         where="rubric-scale-min-equals-max.yaml:3"),
-    case("rubric-scale-min-above-max", *scored_with("rubric-scale-min-above-max.yaml"),
-         where="rubric-scale-min-above-max.yaml:3"),
-    case("rubric-integer-scale-with-fraction",
-         *scored_with("rubric-scale-fractional-integer.yaml"),
-         where="rubric-scale-fractional-integer.yaml:3"),
-    case("rubric-scale-as-a-string", *scored_with("rubric-scale-as-string.yaml"),
-         where="rubric-scale-as-string.yaml:3"),
-    case("rubric-pass-at-outside-scale", *scored_with("rubric-pass-at-outside-scale.yaml"),
-         where="rubric-pass-at-outside-scale.yaml:4"),
-    case("rubric-pointwise-with-choices", *scored_with("rubric-pointwise-with-choices.yaml"),
-         where="rubric-pointwise-with-choices.yaml:4"),
-    case("rubric-binary-given-a-scale", *scored_with("rubric-binary-as-scale.yaml"),
-         where="rubric-binary-as-scale.yaml:3"),
-    case("rubric-binary-one-choice", *scored_with("rubric-binary-one-choice.yaml"),
-         where="rubric-binary-one-choice.yaml:3"),
-    case("rubric-binary-duplicate-choices", *scored_with("rubric-binary-duplicate-choices.yaml"),
-         where="rubric-binary-duplicate-choices.yaml:3"),
-    case("rubric-binary-pass-choice-unknown",
-         *scored_with("rubric-binary-pass-choice-unknown.yaml"),
-         where="rubric-binary-pass-choice-unknown.yaml:4"),
-    case("rubric-criteria-duplicate-names", *scored_with("rubric-criteria-duplicate-names.yaml"),
-         where="rubric-criteria-duplicate-names.yaml:7"),
-    case("rubric-criterion-weight-zero", *scored_with("rubric-criterion-weight-zero.yaml"),
-         where="rubric-criterion-weight-zero.yaml:6"),
-    case("rubric-criterion-weight-negative",
-         *scored_with("rubric-criterion-weight-negative.yaml"),
-         where="rubric-criterion-weight-negative.yaml:6"),
-    case("rubric-weights-sum-to-zero", *scored_with("rubric-weights-sum-to-zero.yaml"),
-         where="rubric-weights-sum-to-zero.yaml:5"),
-    case("rubric-criterion-name-not-an-identifier",
-         *scored_with("rubric-criterion-bad-name.yaml"),
-         where="rubric-criterion-bad-name.yaml:5"),
-    case("rubric-criterion-level-not-a-score",
-         *scored_with("rubric-criterion-level-not-a-score.yaml"),
-         where="rubric-criterion-level-not-a-score.yaml:6"),
-    case("rubric-prompt-uses-unrequired-reference",
-         *scored_with("rubric-prompt-reference-not-required.yaml"),
-         where="rubric-prompt-reference-not-required.yaml:5"),
-    case("rubric-prompt-unknown-field", *scored_with("rubric-prompt-unknown-field.yaml"),
-         where="rubric-prompt-unknown-field.yaml:5"),
-    case("rubric-prompt-unbalanced-brace", *scored_with("rubric-prompt-unbalanced-brace.yaml"),
-         where="rubric-prompt-unbalanced-brace.yaml:5"),
-    case("rubric-requires-unknown-field", *scored_with("rubric-requires-unknown-field.yaml"),
-         where="rubric-requires-unknown-field.yaml:4"),
-    case("rubric-pairwise-prompt-uses-output",
-         *compares(bad(OLD), bad(NEW), rubric=bad("rubric-pairwise-uses-output.yaml")),
-         where="rubric-pairwise-uses-output.yaml:4"),
-    case("rubric-temperature-out-of-range", *scored_with("rubric-temperature-out-of-range.yaml"),
-         where="rubric-temperature-out-of-range.yaml:4"),
-    case("rubric-pairwise-kind-for-score", *scored_with("rubric-kind-pairwise.yaml"),
-         where="rubric-kind-pairwise.yaml"),
+    case(
+        "rubric-aliases-bomb",
+        *scored_with("rubric-aliases-bomb.yaml"),
+        where="rubric-aliases-bomb.yaml:2",
+    ),
+    case(
+        "rubric-unknown-key",
+        *scored_with("rubric-unknown-key.yaml"),
+        where="rubric-unknown-key.yaml:4",
+    ),
+    case(
+        "rubric-unknown-nested-key",
+        *scored_with("rubric-unknown-nested-key.yaml"),
+        where="rubric-unknown-nested-key.yaml:3",
+    ),
+    case(
+        "rubric-duplicate-key",
+        *scored_with("rubric-duplicate-key.yaml"),
+        where="rubric-duplicate-key.yaml:4",
+    ),
+    case(
+        "rubric-unknown-kind",
+        *scored_with("rubric-unknown-kind.yaml"),
+        where="rubric-unknown-kind.yaml:2",
+    ),
+    case(
+        "rubric-missing-kind",
+        *scored_with("rubric-missing-kind.yaml"),
+        where="rubric-missing-kind.yaml:1",
+    ),
+    case(
+        "rubric-missing-prompt",
+        *scored_with("rubric-missing-prompt.yaml"),
+        where="rubric-missing-prompt.yaml:1",
+    ),
+    case(
+        "rubric-empty-name",
+        *scored_with("rubric-empty-name.yaml"),
+        where="rubric-empty-name.yaml:1",
+    ),
+    case(
+        "rubric-pointwise-without-scale",
+        *scored_with("rubric-pointwise-without-scale.yaml"),
+        where="rubric-pointwise-without-scale.yaml:2",
+    ),
+    case(
+        "rubric-scale-min-equals-max",
+        *scored_with("rubric-scale-min-equals-max.yaml"),
+        where="rubric-scale-min-equals-max.yaml:3",
+    ),
+    case(
+        "rubric-scale-min-above-max",
+        *scored_with("rubric-scale-min-above-max.yaml"),
+        where="rubric-scale-min-above-max.yaml:3",
+    ),
+    case(
+        "rubric-integer-scale-with-fraction",
+        *scored_with("rubric-scale-fractional-integer.yaml"),
+        where="rubric-scale-fractional-integer.yaml:3",
+    ),
+    case(
+        "rubric-scale-as-a-string",
+        *scored_with("rubric-scale-as-string.yaml"),
+        where="rubric-scale-as-string.yaml:3",
+    ),
+    case(
+        "rubric-pass-at-outside-scale",
+        *scored_with("rubric-pass-at-outside-scale.yaml"),
+        where="rubric-pass-at-outside-scale.yaml:4",
+    ),
+    case(
+        "rubric-pointwise-with-choices",
+        *scored_with("rubric-pointwise-with-choices.yaml"),
+        where="rubric-pointwise-with-choices.yaml:4",
+    ),
+    case(
+        "rubric-binary-given-a-scale",
+        *scored_with("rubric-binary-as-scale.yaml"),
+        where="rubric-binary-as-scale.yaml:3",
+    ),
+    case(
+        "rubric-binary-one-choice",
+        *scored_with("rubric-binary-one-choice.yaml"),
+        where="rubric-binary-one-choice.yaml:3",
+    ),
+    case(
+        "rubric-binary-duplicate-choices",
+        *scored_with("rubric-binary-duplicate-choices.yaml"),
+        where="rubric-binary-duplicate-choices.yaml:3",
+    ),
+    case(
+        "rubric-binary-pass-choice-unknown",
+        *scored_with("rubric-binary-pass-choice-unknown.yaml"),
+        where="rubric-binary-pass-choice-unknown.yaml:4",
+    ),
+    case(
+        "rubric-criteria-duplicate-names",
+        *scored_with("rubric-criteria-duplicate-names.yaml"),
+        where="rubric-criteria-duplicate-names.yaml:7",
+    ),
+    case(
+        "rubric-criterion-weight-zero",
+        *scored_with("rubric-criterion-weight-zero.yaml"),
+        where="rubric-criterion-weight-zero.yaml:6",
+    ),
+    case(
+        "rubric-criterion-weight-negative",
+        *scored_with("rubric-criterion-weight-negative.yaml"),
+        where="rubric-criterion-weight-negative.yaml:6",
+    ),
+    case(
+        "rubric-weights-sum-to-zero",
+        *scored_with("rubric-weights-sum-to-zero.yaml"),
+        where="rubric-weights-sum-to-zero.yaml:5",
+    ),
+    case(
+        "rubric-criterion-name-not-an-identifier",
+        *scored_with("rubric-criterion-bad-name.yaml"),
+        where="rubric-criterion-bad-name.yaml:5",
+    ),
+    case(
+        "rubric-criterion-level-not-a-score",
+        *scored_with("rubric-criterion-level-not-a-score.yaml"),
+        where="rubric-criterion-level-not-a-score.yaml:6",
+    ),
+    case(
+        "rubric-prompt-uses-unrequired-reference",
+        *scored_with("rubric-prompt-reference-not-required.yaml"),
+        where="rubric-prompt-reference-not-required.yaml:5",
+    ),
+    case(
+        "rubric-prompt-unknown-field",
+        *scored_with("rubric-prompt-unknown-field.yaml"),
+        where="rubric-prompt-unknown-field.yaml:5",
+    ),
+    case(
+        "rubric-prompt-unbalanced-brace",
+        *scored_with("rubric-prompt-unbalanced-brace.yaml"),
+        where="rubric-prompt-unbalanced-brace.yaml:5",
+    ),
+    case(
+        "rubric-requires-unknown-field",
+        *scored_with("rubric-requires-unknown-field.yaml"),
+        where="rubric-requires-unknown-field.yaml:4",
+    ),
+    case(
+        "rubric-pairwise-prompt-uses-output",
+        *compares(bad(OLD), bad(NEW), rubric=bad("rubric-pairwise-uses-output.yaml")),
+        where="rubric-pairwise-uses-output.yaml:4",
+    ),
+    case(
+        "rubric-temperature-out-of-range",
+        *scored_with("rubric-temperature-out-of-range.yaml"),
+        where="rubric-temperature-out-of-range.yaml:4",
+    ),
+    case(
+        "rubric-pairwise-kind-for-score",
+        *scored_with("rubric-kind-pairwise.yaml"),
+        where="rubric-kind-pairwise.yaml",
+    ),
     case("rubric-no-such-file", *scores(bad(OLD), "missing.yaml"), where="missing.yaml"),
     # --- rubrics, through `judge rubrics validate` --------------------------------------
-    case("validate-aliases-bomb", "rubrics", "validate", bad("rubric-aliases-bomb.yaml"),
-         where="rubric-aliases-bomb.yaml:2"),
-    case("validate-not-a-mapping", "rubrics", "validate", bad("rubric-not-a-mapping.yaml"),
-         where="rubric-not-a-mapping.yaml"),
-    case("validate-scale-min-above-max", "rubrics", "validate",
-         bad("rubric-scale-min-above-max.yaml"), where="rubric-scale-min-above-max.yaml:3"),
-    case("validate-unknown-key", "rubrics", "validate", bad("rubric-unknown-key.yaml"),
-         where="rubric-unknown-key.yaml:4"),
+    case(
+        "validate-aliases-bomb",
+        "rubrics",
+        "validate",
+        bad("rubric-aliases-bomb.yaml"),
+        where="rubric-aliases-bomb.yaml:2",
+    ),
+    case(
+        "validate-not-a-mapping",
+        "rubrics",
+        "validate",
+        bad("rubric-not-a-mapping.yaml"),
+        where="rubric-not-a-mapping.yaml",
+    ),
+    case(
+        "validate-scale-min-above-max",
+        "rubrics",
+        "validate",
+        bad("rubric-scale-min-above-max.yaml"),
+        where="rubric-scale-min-above-max.yaml:3",
+    ),
+    case(
+        "validate-unknown-key",
+        "rubrics",
+        "validate",
+        bad("rubric-unknown-key.yaml"),
+        where="rubric-unknown-key.yaml:4",
+    ),
     # --- human labels for `judge calibrate` ---------------------------------------------
-    case("labels-off-scale", *calibrates(bad("labels-off-scale.jsonl")),
-         where="labels-off-scale.jsonl:2"),
-    case("labels-score-as-a-word", *calibrates(bad("labels-score-as-word.jsonl")),
-         where="labels-score-as-word.jsonl:2"),
-    case("labels-score-as-a-boolean", *calibrates(bad("labels-score-as-boolean.jsonl")),
-         where="labels-score-as-boolean.jsonl:2"),
-    case("labels-score-nan", *calibrates(bad("labels-score-nan.jsonl")),
-         where="labels-score-nan.jsonl:2"),
-    case("labels-missing-label", *calibrates(bad("labels-missing-label.jsonl")),
-         where="labels-missing-label.jsonl:2"),
-    case("labels-missing-id", *calibrates(bad("labels-missing-id.jsonl")),
-         where="labels-missing-id.jsonl:2"),
-    case("labels-same-rater-twice", *calibrates(bad("labels-labelled-twice.jsonl")),
-         where="labels-labelled-twice.jsonl:3"),
-    case("labels-annotator-is-a-list", *calibrates(bad("labels-annotator-list.jsonl")),
-         where="labels-annotator-list.jsonl:2"),
-    case("labels-case-fields-disagree", *calibrates(bad("labels-case-fields-disagree.jsonl")),
-         where="labels-case-fields-disagree.jsonl:2"),
-    case("labels-without-case-fields", *calibrates(bad("labels-without-case-fields.jsonl")),
-         where="labels-without-case-fields.jsonl:1"),
-    case("labels-malformed-json", *calibrates(bad("labels-malformed-json.jsonl")),
-         where="labels-malformed-json.jsonl:2"),
+    case(
+        "labels-off-scale",
+        *calibrates(bad("labels-off-scale.jsonl")),
+        where="labels-off-scale.jsonl:2",
+    ),
+    case(
+        "labels-score-as-a-word",
+        *calibrates(bad("labels-score-as-word.jsonl")),
+        where="labels-score-as-word.jsonl:2",
+    ),
+    case(
+        "labels-score-as-a-boolean",
+        *calibrates(bad("labels-score-as-boolean.jsonl")),
+        where="labels-score-as-boolean.jsonl:2",
+    ),
+    case(
+        "labels-score-nan",
+        *calibrates(bad("labels-score-nan.jsonl")),
+        where="labels-score-nan.jsonl:2",
+    ),
+    case(
+        "labels-missing-label",
+        *calibrates(bad("labels-missing-label.jsonl")),
+        where="labels-missing-label.jsonl:2",
+    ),
+    case(
+        "labels-missing-id",
+        *calibrates(bad("labels-missing-id.jsonl")),
+        where="labels-missing-id.jsonl:2",
+    ),
+    case(
+        "labels-same-rater-twice",
+        *calibrates(bad("labels-labelled-twice.jsonl")),
+        where="labels-labelled-twice.jsonl:3",
+    ),
+    case(
+        "labels-annotator-is-a-list",
+        *calibrates(bad("labels-annotator-list.jsonl")),
+        where="labels-annotator-list.jsonl:2",
+    ),
+    case(
+        "labels-case-fields-disagree",
+        *calibrates(bad("labels-case-fields-disagree.jsonl")),
+        where="labels-case-fields-disagree.jsonl:2",
+    ),
+    case(
+        "labels-without-case-fields",
+        *calibrates(bad("labels-without-case-fields.jsonl")),
+        where="labels-without-case-fields.jsonl:1",
+    ),
+    case(
+        "labels-malformed-json",
+        *calibrates(bad("labels-malformed-json.jsonl")),
+        where="labels-malformed-json.jsonl:2",
+    ),
     case("labels-empty", *calibrates(bad("labels-empty.jsonl")), where="labels-empty.jsonl"),
-    case("labels-binary-unknown-choice",
-         *calibrates(bad("labels-binary-unknown-choice.jsonl"), bad("good-binary.yaml")),
-         where="labels-binary-unknown-choice.jsonl:2"),
-    case("labels-pairwise-maybe",
-         *calibrates(bad("labels-pairwise-maybe.jsonl"), "pairwise", "--old", bad(OLD),
-                     "--new", bad(NEW)),
-         where="labels-pairwise-maybe.jsonl:2"),
-    case("labels-cases-file-malformed",
-         *calibrates(bad("labels-without-case-fields.jsonl"), "helpfulness", "--cases",
-                     bad("cases-malformed-json.jsonl")),
-         where="cases-malformed-json.jsonl:2"),
-    case("results-are-not-results", "calibrate", "--results", bad("results-are-cases.jsonl"),
-         "--labels", bad("labels-off-scale.jsonl"), where="results-are-cases.jsonl:1"),
-    case("results-malformed-json", "calibrate", "--results", bad("results-malformed-json.jsonl"),
-         "--labels", bad("labels-off-scale.jsonl"), where="results-malformed-json.jsonl:1"),
-    case("results-no-such-file", "calibrate", "--results", "no-results.jsonl",
-         "--labels", bad("labels-off-scale.jsonl"), where="no-results.jsonl"),
+    case(
+        "labels-binary-unknown-choice",
+        *calibrates(bad("labels-binary-unknown-choice.jsonl"), bad("good-binary.yaml")),
+        where="labels-binary-unknown-choice.jsonl:2",
+    ),
+    case(
+        "labels-pairwise-maybe",
+        *calibrates(
+            bad("labels-pairwise-maybe.jsonl"), "pairwise", "--old", bad(OLD), "--new", bad(NEW)
+        ),
+        where="labels-pairwise-maybe.jsonl:2",
+    ),
+    case(
+        "labels-cases-file-malformed",
+        *calibrates(
+            bad("labels-without-case-fields.jsonl"),
+            "helpfulness",
+            "--cases",
+            bad("cases-malformed-json.jsonl"),
+        ),
+        where="cases-malformed-json.jsonl:2",
+    ),
+    case(
+        "results-are-not-results",
+        "calibrate",
+        "--results",
+        bad("results-are-cases.jsonl"),
+        "--labels",
+        bad("labels-off-scale.jsonl"),
+        where="results-are-cases.jsonl:1",
+    ),
+    case(
+        "results-malformed-json",
+        "calibrate",
+        "--results",
+        bad("results-malformed-json.jsonl"),
+        "--labels",
+        bad("labels-off-scale.jsonl"),
+        where="results-malformed-json.jsonl:1",
+    ),
+    case(
+        "results-no-such-file",
+        "calibrate",
+        "--results",
+        "no-results.jsonl",
+        "--labels",
+        bad("labels-off-scale.jsonl"),
+        where="no-results.jsonl",
+    ),
     # --- flags: zero, negative or unknown values ----------------------------------------
-    case("concurrency-0", *scores(bad(OLD), "helpfulness", "--concurrency", "0"),
-         where="--concurrency"),
+    case(
+        "concurrency-0",
+        *scores(bad(OLD), "helpfulness", "--concurrency", "0"),
+        where="--concurrency",
+    ),
     case("rpm-negative", *scores(bad(OLD), "helpfulness", "--rpm", "-5"), where="--rpm"),
     case("tpm-0", *scores(bad(OLD), "helpfulness", "--tpm", "0"), where="--tpm"),
     case("limit-0", *scores(bad(OLD), "helpfulness", "--limit", "0"), where="--limit"),
-    case("sample-negative", *scores(bad(OLD), "helpfulness", "--sample", "-1"),
-         where="--sample"),
-    case("sample-share-above-100", *scores(bad(OLD), "helpfulness", "--sample", "200%"),
-         where="--sample"),
-    case("sample-not-a-number", *compares(bad(OLD), bad(NEW), "--sample", "some"),
-         where="--sample"),
-    case("force-with-resume", *scores(bad(OLD), "helpfulness", "--force", "--resume", "run"),
-         where="--force"),
-    case("max-retries-negative", *scores(bad(OLD), "helpfulness", "--max-retries", "-1"),
-         where="--max-retries"),
+    case("sample-negative", *scores(bad(OLD), "helpfulness", "--sample", "-1"), where="--sample"),
+    case(
+        "sample-share-above-100",
+        *scores(bad(OLD), "helpfulness", "--sample", "200%"),
+        where="--sample",
+    ),
+    case(
+        "sample-not-a-number", *compares(bad(OLD), bad(NEW), "--sample", "some"), where="--sample"
+    ),
+    case(
+        "force-with-resume",
+        *scores(bad(OLD), "helpfulness", "--force", "--resume", "run"),
+        where="--force",
+    ),
+    case(
+        "max-retries-negative",
+        *scores(bad(OLD), "helpfulness", "--max-retries", "-1"),
+        where="--max-retries",
+    ),
     case("timeout-0", *scores(bad(OLD), "helpfulness", "--timeout", "0"), where="--timeout"),
-    case("max-tokens-0", *scores(bad(OLD), "helpfulness", "--max-tokens", "0"),
-         where="--max-tokens"),
-    case("temperature-too-hot", *scores(bad(OLD), "helpfulness", "--temperature", "3"),
-         where="--temperature"),
-    case("concurrency-not-a-number", *scores(bad(OLD), "helpfulness", "--concurrency", "many"),
-         where="--concurrency"),
-    case("price-negative", *scores(bad(OLD), "helpfulness", "--price", "-1,2"),
-         where="--price"),
-    case("field-unknown-name", *scores(bad(OLD), "helpfulness", "--field", "answer=output"),
-         where="--field"),
-    case("min-win-rate-above-1", *compares(bad(OLD), bad(NEW), "--min-win-rate", "1.5"),
-         where="--min-win-rate"),
-    case("flip-policy-unknown", *compares(bad(OLD), bad(NEW), "--flip-policy", "coin"),
-         where="--flip-policy"),
+    case(
+        "max-tokens-0", *scores(bad(OLD), "helpfulness", "--max-tokens", "0"), where="--max-tokens"
+    ),
+    case(
+        "temperature-too-hot",
+        *scores(bad(OLD), "helpfulness", "--temperature", "3"),
+        where="--temperature",
+    ),
+    case(
+        "concurrency-not-a-number",
+        *scores(bad(OLD), "helpfulness", "--concurrency", "many"),
+        where="--concurrency",
+    ),
+    case("price-negative", *scores(bad(OLD), "helpfulness", "--price", "-1,2"), where="--price"),
+    case(
+        "field-unknown-name",
+        *scores(bad(OLD), "helpfulness", "--field", "answer=output"),
+        where="--field",
+    ),
+    case(
+        "min-win-rate-above-1",
+        *compares(bad(OLD), bad(NEW), "--min-win-rate", "1.5"),
+        where="--min-win-rate",
+    ),
+    case(
+        "flip-policy-unknown",
+        *compares(bad(OLD), bad(NEW), "--flip-policy", "coin"),
+        where="--flip-policy",
+    ),
     case("gate-on-unknown", *compares(bad(OLD), bad(NEW), "--on", "sideways"), where="--on"),
-    case("label-map-not-pairs", *calibrates(bad("labels-pairwise-maybe.jsonl"), "pairwise",
-                                            "--label-map", "A:old"),
-         where="--label-map"),
-]  # fmt: skip
+    case(
+        "label-map-not-pairs",
+        *calibrates(bad("labels-pairwise-maybe.jsonl"), "pairwise", "--label-map", "A:old"),
+        where="--label-map",
+    ),
+]
 
 
 @pytest.mark.parametrize(("argv", "where", "make"), BAD_INPUTS)
@@ -359,30 +657,62 @@ def write_huge_valid_line(tmp: Path) -> Path:
     return path
 
 
-CASES = [b'{"id": "%d", "input": "What is %d+%d?", "output": "%d"}' % (i, i, i, 2 * i)
-         for i in range(1, 4)]  # fmt: skip
+CASES = [
+    b'{"id": "%d", "input": "What is %d+%d?", "output": "%d"}' % (i, i, i, 2 * i)
+    for i in range(1, 4)
+]
 
 ALLOWED = [
-    pytest.param(write_bytes("bom.jsonl", b"\xef\xbb\xbf" + b"\n".join(CASES) + b"\n"), 3,
-                 id="utf8-bom"),
+    pytest.param(
+        write_bytes("bom.jsonl", b"\xef\xbb\xbf" + b"\n".join(CASES) + b"\n"), 3, id="utf8-bom"
+    ),
     pytest.param(write_bytes("crlf.jsonl", b"\r\n".join(CASES) + b"\r\n"), 3, id="crlf"),
-    pytest.param(write_bytes("bom-crlf.jsonl", b"\xef\xbb\xbf" + b"\r\n".join(CASES) + b"\r\n"),
-                 3, id="bom-and-crlf"),
-    pytest.param(write_bytes("blank.jsonl", b"\n" + b"\n\n  \t\n".join(CASES) + b"\n\n\n"), 3,
-                 id="blank-lines"),
-    pytest.param(write_bytes("no-newline.jsonl", b"\n".join(CASES)), 3,
-                 id="no-final-newline"),
-    pytest.param(write_bytes("unicode.jsonl", json.dumps(
-        {"id": "ü-1", "input": "Was ist 2+2? 🤔", "output": "Vier — 4\u2028"},
-        ensure_ascii=False).encode()), 1, id="non-ascii-text"),
-    pytest.param(write_bytes("no-ids.jsonl", b"".join(
-        b'{"input": "What is %d+%d?", "output": "%d"}\n' % (i, i, 2 * i) for i in range(1, 4))),
-        3, id="ids-derived-from-line-numbers"),
+    pytest.param(
+        write_bytes("bom-crlf.jsonl", b"\xef\xbb\xbf" + b"\r\n".join(CASES) + b"\r\n"),
+        3,
+        id="bom-and-crlf",
+    ),
+    pytest.param(
+        write_bytes("blank.jsonl", b"\n" + b"\n\n  \t\n".join(CASES) + b"\n\n\n"),
+        3,
+        id="blank-lines",
+    ),
+    pytest.param(write_bytes("no-newline.jsonl", b"\n".join(CASES)), 3, id="no-final-newline"),
+    pytest.param(
+        write_bytes(
+            "unicode.jsonl",
+            json.dumps(
+                {"id": "ü-1", "input": "Was ist 2+2? 🤔", "output": "Vier — 4\u2028"},
+                ensure_ascii=False,
+            ).encode(),
+        ),
+        1,
+        id="non-ascii-text",
+    ),
+    pytest.param(
+        write_bytes(
+            "no-ids.jsonl",
+            b"".join(
+                b'{"input": "What is %d+%d?", "output": "%d"}\n' % (i, i, 2 * i)
+                for i in range(1, 4)
+            ),
+        ),
+        3,
+        id="ids-derived-from-line-numbers",
+    ),
     pytest.param(write_huge_valid_line, 3, id="50mb-line"),
-    pytest.param(write_bytes("empty-answers.jsonl", b"".join(
-        b'{"id": "%d", "input": "What is %d+%d?", "output": ""}\n' % (i, i, i)
-        for i in range(1, 4))), 3, id="empty-outputs"),
-]  # fmt: skip
+    pytest.param(
+        write_bytes(
+            "empty-answers.jsonl",
+            b"".join(
+                b'{"id": "%d", "input": "What is %d+%d?", "output": ""}\n' % (i, i, i)
+                for i in range(1, 4)
+            ),
+        ),
+        3,
+        id="empty-outputs",
+    ),
+]
 
 
 @pytest.mark.parametrize(("make", "n_cases"), ALLOWED)
@@ -390,8 +720,17 @@ def test_allowed_oddities_are_read_and_every_case_judged(
     run_cli, judge_server, tmp_path, make, n_cases
 ):
     dataset = make(tmp_path)
-    run = run_cli(judge_server, "score", str(dataset), "--rubric", "helpfulness", "--out", "run",
-                  "--quiet", "--json")  # fmt: skip
+    run = run_cli(
+        judge_server,
+        "score",
+        str(dataset),
+        "--rubric",
+        "helpfulness",
+        "--out",
+        "run",
+        "--quiet",
+        "--json",
+    )
     assert run.exit_code == 0, run.stderr
     assert "error:" not in run.stderr
     summary = run.summary
@@ -409,13 +748,20 @@ def test_allowed_oddities_are_read_and_every_case_judged(
 
 # Regression (issue 13 §4, review 2026-11-23 finding 10): `"output": ""` exited 2 as "missing".
 def test_empty_answers_are_judged_and_reported_as_a_warning(run_cli, judge_server, write):
-    write("d.jsonl", "".join(json.dumps(row) + "\n" for row in [
-        {"id": "a", "input": "What is 2+2?", "output": "4"},
-        {"id": "b", "input": "Name a colour.", "output": ""},
-        {"id": "c", "input": "Capital of France?", "output": ""},
-    ]))  # fmt: skip
-    run = run_cli(judge_server, "score", "d.jsonl", "--rubric", "helpfulness", "--out", "run",
-                  "--json")  # fmt: skip
+    write(
+        "d.jsonl",
+        "".join(
+            json.dumps(row) + "\n"
+            for row in [
+                {"id": "a", "input": "What is 2+2?", "output": "4"},
+                {"id": "b", "input": "Name a colour.", "output": ""},
+                {"id": "c", "input": "Capital of France?", "output": ""},
+            ]
+        ),
+    )
+    run = run_cli(
+        judge_server, "score", "d.jsonl", "--rubric", "helpfulness", "--out", "run", "--json"
+    )
     assert run.exit_code == 0, run.stderr
     warning = 'd.jsonl: 2 cases have an empty "output" (judged as given)'
     assert warning in run.summary["warnings"]
@@ -427,8 +773,9 @@ def test_empty_answers_are_judged_and_reported_as_a_warning(run_cli, judge_serve
 
 
 def test_empty_answers_on_both_sides_of_a_pairwise_run_are_judged(run_cli, judge_server, write):
-    old = [{"id": f"p{i}", "input": f"q{i}", "output": "" if i == 0 else f"old {i}"}
-           for i in range(3)]  # fmt: skip
+    old = [
+        {"id": f"p{i}", "input": f"q{i}", "output": "" if i == 0 else f"old {i}"} for i in range(3)
+    ]
     new = [{**row, "output": "" if row["id"] == "p2" else f"new {row['id']}"} for row in old]
     write("old.jsonl", "".join(json.dumps(r) + "\n" for r in old))
     write("new.jsonl", "".join(json.dumps(r) + "\n" for r in new))
@@ -449,8 +796,9 @@ def test_empty_answers_on_both_sides_of_a_pairwise_run_are_judged(run_cli, judge
 )
 def test_pairwise_of_a_version_with_itself_warns(run_cli, judge_server, write, old, new):
     # Regression (review 2026-11-23, finding 21): it ran silently and reported 50.0%.
-    rows = "".join(json.dumps({"id": f"p{i}", "input": f"q{i}", "output": f"a{i}"}) + "\n"
-                   for i in range(3))  # fmt: skip
+    rows = "".join(
+        json.dumps({"id": f"p{i}", "input": f"q{i}", "output": f"a{i}"}) + "\n" for i in range(3)
+    )
     write("old.jsonl", rows)
     write("copy.jsonl", rows)
     Path("sub").mkdir()

@@ -16,8 +16,11 @@ import pytest
 from tests.integration.conftest import REPO
 
 EXAMPLE = REPO / "datasets" / "example.jsonl"
-PROGRESS = re.compile(r"^judging: (\d+)/(\d+) \(\d+%\), [\d.e+-]+/s, (ETA \S+|in \S+), "
-                      r"\d+ failed, \$\d+\.\d{4}$", re.MULTILINE)  # fmt: skip
+PROGRESS = re.compile(
+    r"^judging: (\d+)/(\d+) \(\d+%\), [\d.e+-]+/s, (ETA \S+|in \S+), "
+    r"\d+ failed, \$\d+\.\d{4}$",
+    re.MULTILINE,
+)
 
 
 def score(run_cli, server, *extra, out="run"):
@@ -53,8 +56,9 @@ def test_quiet_prints_no_progress(run_cli, judge_server):
 # so it never reached its total.
 def test_resume_progress_starts_from_the_cases_already_done(run_cli, judge_server):
     # (Not --quiet: the resume runs the same command line.)
-    capped = score(run_cli, judge_server, "--price", "1,2", "--max-cost", "0.004",
-                   "--concurrency", "1")  # fmt: skip
+    capped = score(
+        run_cli, judge_server, "--price", "1,2", "--max-cost", "0.004", "--concurrency", "1"
+    )
     assert capped.exit_code == 3
     done = len(Path("run/results.jsonl").read_text().splitlines())
     assert 0 < done < 24
@@ -105,8 +109,9 @@ def test_force_refuses_a_folder_that_is_not_a_run(run_cli, judge_server):
 def test_bad_input_with_force_keeps_the_old_run(run_cli, judge_server, write):
     assert score(run_cli, judge_server, "--limit", "2", "--quiet").exit_code == 0
     write("bad.jsonl", '{"id": "a", "input": "q"}\n')
-    run = run_cli(judge_server, "score", "bad.jsonl", "--rubric", "helpfulness", "--out", "run",
-                  "--force")  # fmt: skip
+    run = run_cli(
+        judge_server, "score", "bad.jsonl", "--rubric", "helpfulness", "--out", "run", "--force"
+    )
     assert run.exit_code == 2
     assert len(Path("run/results.jsonl").read_text().splitlines()) == 2
 
@@ -165,9 +170,12 @@ def test_gate_on_an_incomplete_summary_exits_3_whatever_the_threshold(run_cli, t
 # click answers a closed pipe with exit 1, which CI reads as a failed gate.
 def closed_pipe_exit(args: list[str], cwd: Path) -> tuple[int, str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "judgecli", *args], cwd=cwd, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, env=os.environ | {"COLUMNS": "80"},
-    )  # fmt: skip
+        [sys.executable, "-m", "judgecli", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=os.environ | {"COLUMNS": "80"},
+    )
     assert process.stdout is not None
     # Closed before judge (which takes a good part of a second to start) writes a byte:
     # every write meets a closed pipe, as the lines after `head`'s last do.
@@ -180,8 +188,15 @@ def closed_pipe_exit(args: list[str], cwd: Path) -> tuple[int, str]:
 def test_a_reader_that_leaves_early_does_not_change_the_exit_code(
     run_cli, judge_server, tmp_path, threshold, code
 ):
-    run = run_cli(judge_server, "pairwise", str(REPO / "datasets" / "old.jsonl"),
-                  str(REPO / "datasets" / "new.jsonl"), "--out", "run", "--quiet")  # fmt: skip
+    run = run_cli(
+        judge_server,
+        "pairwise",
+        str(REPO / "datasets" / "old.jsonl"),
+        str(REPO / "datasets" / "new.jsonl"),
+        "--out",
+        "run",
+        "--quiet",
+    )
     assert run.exit_code == 0, run.stderr
     for args in (["report", "run"], ["gate", "run/summary.json", "--min-win-rate", threshold]):
         exit_code, stderr = closed_pipe_exit(args, tmp_path)

@@ -14,9 +14,12 @@ from tests.integration.conftest import DATA
 
 def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, timeout=120,
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, **(env or {})},
-    )  # fmt: skip
+    )
 
 
 def test_help_does_not_import_litellm():
@@ -40,11 +43,21 @@ def test_python_dash_m_shows_help_and_version():
 
 def test_a_real_run_in_a_subprocess(judge_server, tmp_path):
     result = run(
-        "-m", "judgecli", "score", str(DATA / "three_cases.jsonl"), "--rubric", "helpfulness",
-        "--model", "openai/sim", "--api-base", f"{judge_server.url}/v1",
-        "--out", str(tmp_path / "run"), "--json",
+        "-m",
+        "judgecli",
+        "score",
+        str(DATA / "three_cases.jsonl"),
+        "--rubric",
+        "helpfulness",
+        "--model",
+        "openai/sim",
+        "--api-base",
+        f"{judge_server.url}/v1",
+        "--out",
+        str(tmp_path / "run"),
+        "--json",
         env={"OPENAI_API_KEY": "sk-test-dummy"},
-    )  # fmt: skip
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["n_ok"] == 3
     assert len(judge_server.requests) == 3
@@ -54,11 +67,29 @@ def test_a_real_run_in_a_subprocess(judge_server, tmp_path):
 def test_a_keyless_local_server_works_without_openai_api_key(judge_server, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     result = subprocess.run(
-        [sys.executable, "-m", "judgecli", "score", str(DATA / "three_cases.jsonl"),
-         "--rubric", "helpfulness", "--model", "openai/sim", "--api-base",
-         f"{judge_server.url}/v1", "--out", str(tmp_path / "run"), "--json", "--limit", "1"],
-        capture_output=True, text=True, timeout=120, env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "judgecli",
+            "score",
+            str(DATA / "three_cases.jsonl"),
+            "--rubric",
+            "helpfulness",
+            "--model",
+            "openai/sim",
+            "--api-base",
+            f"{judge_server.url}/v1",
+            "--out",
+            str(tmp_path / "run"),
+            "--json",
+            "--limit",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["n_ok"] == 1
     assert "authorization" in judge_server.requests[0].headers
@@ -109,8 +140,11 @@ def test_the_completion_script_completes_commands_and_options(words, expected):
 
     from judgecli.cli import app
 
-    env = {"_JUDGE_COMPLETE": "complete_bash", "COMP_WORDS": words,
-           "COMP_CWORD": str(len(words.split()) - 1)}  # fmt: skip
+    env = {
+        "_JUDGE_COMPLETE": "complete_bash",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split()) - 1),
+    }
     result = CliRunner().invoke(app, [], prog_name="judge", env=env)
     assert result.exit_code == 0
     assert result.stdout.split() == [expected]

@@ -14,22 +14,48 @@ GOOD_LINE = json.dumps({"id": "a", "input": "q", "output": "x"}) + "\n"
 @pytest.mark.parametrize(
     ("dataset", "rubric", "extra", "message"),
     [
-        pytest.param(GOOD_LINE + '{"id": "b", "input": \n', "helpfulness", [],
-                     "d.jsonl:2: invalid JSON", id="malformed-jsonl"),
-        pytest.param(GOOD_LINE + '{"id": "b", "input": "q"}\n', "helpfulness", [],
-                     'd.jsonl:2: missing required field "output"', id="missing-field"),
-        pytest.param(GOOD_LINE + GOOD_LINE, "helpfulness", [],
-                     "d.jsonl:2: duplicate id 'a'", id="duplicate-id"),
+        pytest.param(
+            GOOD_LINE + '{"id": "b", "input": \n',
+            "helpfulness",
+            [],
+            "d.jsonl:2: invalid JSON",
+            id="malformed-jsonl",
+        ),
+        pytest.param(
+            GOOD_LINE + '{"id": "b", "input": "q"}\n',
+            "helpfulness",
+            [],
+            'd.jsonl:2: missing required field "output"',
+            id="missing-field",
+        ),
+        pytest.param(
+            GOOD_LINE + GOOD_LINE,
+            "helpfulness",
+            [],
+            "d.jsonl:2: duplicate id 'a'",
+            id="duplicate-id",
+        ),
         pytest.param("", "helpfulness", [], "d.jsonl: no cases", id="empty-file"),
-        pytest.param(GOOD_LINE, "no-such-rubric", [], "no rubric file or library rubric",
-                     id="unknown-rubric"),
+        pytest.param(
+            GOOD_LINE, "no-such-rubric", [], "no rubric file or library rubric", id="unknown-rubric"
+        ),
         pytest.param(GOOD_LINE, "bad.yaml", [], "bad.yaml:3: kind:", id="bad-rubric"),
-        pytest.param(GOOD_LINE, "helpfulness", ["--price", "cheap"],
-                     "--price 'cheap' is not IN,OUT", id="bad-price"),
-        pytest.param(GOOD_LINE, "helpfulness", ["--field", "output"], "is not NAME=COLUMN",
-                     id="bad-field-map"),
+        pytest.param(
+            GOOD_LINE,
+            "helpfulness",
+            ["--price", "cheap"],
+            "--price 'cheap' is not IN,OUT",
+            id="bad-price",
+        ),
+        pytest.param(
+            GOOD_LINE,
+            "helpfulness",
+            ["--field", "output"],
+            "is not NAME=COLUMN",
+            id="bad-field-map",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_input_exits_2_with_one_line_and_calls_nothing(
     run_cli, judge_server, dataset, rubric, extra, message
 ):
@@ -91,7 +117,7 @@ def test_an_unexpected_crash_exits_3_with_a_traceback(run_cli, judge_server, mon
     def explode(*args, **kwargs):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(score, "score_dataset", explode)
+    monkeypatch.setattr(score, "score_job", explode)
     Path("d.jsonl").write_text(GOOD_LINE)
     run = run_cli(judge_server, "score", "d.jsonl", "--rubric", "helpfulness")
     assert run.exit_code == 3
@@ -100,8 +126,9 @@ def test_an_unexpected_crash_exits_3_with_a_traceback(run_cli, judge_server, mon
 
 
 def test_rubrics_validate_names_the_line_and_exits_2(run_cli):
-    Path("r.yaml").write_text("name: r\nkind: pointwise\nscale: {min: 1, max: 4}\nbogus: 1\n"
-                              "prompt: {user: x}\n")  # fmt: skip
+    Path("r.yaml").write_text(
+        "name: r\nkind: pointwise\nscale: {min: 1, max: 4}\nbogus: 1\nprompt: {user: x}\n"
+    )
     run = run_cli(None, "rubrics", "validate", "r.yaml")
     assert run.exit_code == 2
     assert "r.yaml:4: bogus: unknown key" in run.stderr

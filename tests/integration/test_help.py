@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judgecli.cli import app
+from judgecli.flags import CASCADE_FLAGS, SUBSET_FLAGS, flag_fields
 
 
 def command_paths() -> list[list[str]]:
@@ -37,11 +38,15 @@ KNOWN_CUT: dict[str, str] = {}
 
 def help_params() -> list:
     return [
-        pytest.param(path, id=" ".join(path) or "judge", marks=[
-            pytest.mark.xfail(strict=True, reason=KNOWN_CUT[" ".join(path)])
-        ] if " ".join(path) in KNOWN_CUT else [])
+        pytest.param(
+            path,
+            id=" ".join(path) or "judge",
+            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_CUT[" ".join(path)])]
+            if " ".join(path) in KNOWN_CUT
+            else [],
+        )
         for path in command_paths()
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.parametrize("path", help_params())
@@ -78,3 +83,24 @@ def test_flags_show_no_type(monkeypatch):
     text = CliRunner().invoke(app, ["score", "--help"]).stdout
     line = next(line for line in text.splitlines() if "--quiet" in line)
     assert re.search(r"--quiet\s+-q\s+No progress", line), line
+
+
+# The flags each judging command leaves out of the shared ones.
+JUDGING = {
+    "score": frozenset(),
+    "pairwise": frozenset(),
+    "calibrate": CASCADE_FLAGS | SUBSET_FLAGS,
+    "refine": CASCADE_FLAGS,
+}
+
+
+@pytest.mark.parametrize("command", JUDGING)
+def test_a_judging_commands_help_shows_every_shared_flag_with_its_variable(monkeypatch, command):
+    monkeypatch.setenv("COLUMNS", "250")
+    text = CliRunner().invoke(app, [command, "--help"]).stdout
+    for shared in flag_fields():
+        long = shared.flag.names[0].split("/")[0]
+        shown = re.search(rf"│ {long}\s", text) is not None
+        assert shown == (shared.name not in JUDGING[command]), long
+        if shown and shared.flag.env:
+            assert f"env var: {shared.flag.env}" in text, long

@@ -18,7 +18,8 @@ import pytest
 from judgecli.report.html import render_html
 from judgecli.result import CaseResult, CaseStatus, Judgement
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer
-from judgecli.summary.run import RunSummary, run_facts
+from judgecli.summary.calibrate import CalibrateSummary
+from judgecli.summary.facts import run_facts
 from judgecli.verdict import Verdict
 from tests.browser import Page, find_chromium, launch, png_distinct_bytes, png_size
 from tests.integration.conftest import REPO
@@ -196,17 +197,35 @@ def calibrate_page(path: Path) -> Path:
     """A calibrate run's report.html, built from results with labels (no judge needed)."""
     rows = [
         CaseResult(
-            id=f"c-{i}", status=CaseStatus.OK, score=float(score), rubric_hash="h",
-            human_labels=[float(label)], agrees=score == label,
-            case={"input": f"question {i}",
-                  "output": f"answer {i}" + (f" about {ANSWER_WORD}" if i == 2 else "")},
-            judgements=[Judgement(model="m", raw="{}", attempts=1,
-                                  verdict=Verdict(reasoning="r", score=float(score)))],
+            id=f"c-{i}",
+            status=CaseStatus.OK,
+            score=float(score),
+            rubric_hash="h",
+            human_labels=[float(label)],
+            agrees=score == label,
+            case={
+                "input": f"question {i}",
+                "output": f"answer {i}" + (f" about {ANSWER_WORD}" if i == 2 else ""),
+            },
+            judgements=[
+                Judgement(
+                    model="m",
+                    raw="{}",
+                    attempts=1,
+                    verdict=Verdict(reasoning="r", score=float(score)),
+                )
+            ],
         )
         for i, (score, label) in enumerate(CALIBRATED)
-    ]  # fmt: skip
-    summary = RunSummary(**run_facts(rows, command="calibrate", rubric=None, models=["m"]),
-                         n_labels=len(rows), accuracy=4 / 6)  # fmt: skip
+    ]
+    summary = CalibrateSummary(
+        **run_facts(rows, rubric=None, models=["m"]),
+        n_labels=len(rows),
+        n_labelled_cases=len(rows),
+        n_labels_total=len(rows),
+        n_unmatched_labels=0,
+        accuracy=4 / 6,
+    )
     path.write_text(render_html(summary, rows))
     return path
 

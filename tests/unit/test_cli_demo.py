@@ -15,8 +15,10 @@ def test_the_demo_ends_with_the_report_to_open_and_commands_for_a_real_judge(mon
     assert lines[0] == "demo runs are in runs/20261123T000000Z-demo"
     assert lines[1].startswith("open runs/20261123T000000Z-demo/pairwise-pass/report.html")
     commands = [line.strip() for line in lines if line.strip().startswith("judge ")]
-    assert "judge score datasets/example.jsonl --rubric helpfulness --model openai/gpt-4o-mini" \
-        in commands  # fmt: skip
+    assert (
+        "judge score datasets/example.jsonl --rubric helpfulness --model openai/gpt-4o-mini"
+        in commands
+    )
     assert any(
         c.startswith("judge pairwise datasets/old.jsonl datasets/new.jsonl") for c in commands
     )

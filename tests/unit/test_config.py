@@ -6,19 +6,14 @@ import pytest
 
 from judgecli.config import KEYLESS_PLACEHOLDER, build_run_config, parse_price
 from judgecli.errors import ConfigError
+from judgecli.flags import JudgeFlags
 from judgecli.rubric import JudgeDefaults
 
 
-def build(rubric, **kw):
-    base = {
-        "command": "score",
-        "rubric": rubric,
-        "models": None,
-        "api_base": None,
-        "out": None,
-        "default_out": Path("runs/x"),
-    }
-    return build_run_config(**(base | kw))
+def build(rubric, **flags):
+    return build_run_config(
+        command="score", rubric=rubric, flags=JudgeFlags(**flags), default_out=Path("runs/x")
+    )
 
 
 def with_judge(rubric, **judge):
@@ -30,10 +25,10 @@ def test_flag_beats_rubric_beats_default(pointwise_rubric):
     from_rubric = build(rubric)
     assert from_rubric.model_names == ["openai/r"]
     assert (from_rubric.temperature, from_rubric.max_tokens) == (0.7, 300)
-    flagged = build(rubric, models=["openai/f"], temperature=0.2, max_tokens=50)
+    flagged = build(rubric, model=["openai/f"], temperature=0.2, max_tokens=50)
     assert flagged.model_names == ["openai/f"]
     assert (flagged.temperature, flagged.max_tokens) == (0.2, 50)
-    default = build(pointwise_rubric, models=["openai/f"])
+    default = build(pointwise_rubric, model=["openai/f"])
     assert (default.temperature, default.max_tokens, default.concurrency) == (0.0, 1024, 16)
 
 
@@ -44,26 +39,26 @@ def test_no_model_anywhere_is_a_config_error_with_a_hint(pointwise_rubric):
 
 
 def test_repeated_models_form_a_panel_without_duplicates(pointwise_rubric):
-    config = build(pointwise_rubric, models=["openai/a", "openai/b", "openai/a"])
+    config = build(pointwise_rubric, model=["openai/a", "openai/b", "openai/a"])
     assert config.model_names == ["openai/a", "openai/b"]
 
 
 def test_keyless_local_server_gets_a_placeholder_key(pointwise_rubric, monkeypatch):
-    config = build(pointwise_rubric, models=["openai/sim"], api_base="http://127.0.0.1:1/v1")
+    config = build(pointwise_rubric, model=["openai/sim"], api_base="http://127.0.0.1:1/v1")
     assert config.models[0].api_key.get_secret_value() == KEYLESS_PLACEHOLDER
     monkeypatch.setenv("OPENAI_API_KEY", "sk-real")
-    config = build(pointwise_rubric, models=["openai/sim"], api_base="http://127.0.0.1:1/v1")
+    config = build(pointwise_rubric, model=["openai/sim"], api_base="http://127.0.0.1:1/v1")
     assert config.models[0].api_key is None
 
 
 def test_the_key_never_appears_in_the_config_dump(pointwise_rubric):
-    config = build(pointwise_rubric, models=["openai/sim"], api_base="http://127.0.0.1:1/v1")
+    config = build(pointwise_rubric, model=["openai/sim"], api_base="http://127.0.0.1:1/v1")
     assert KEYLESS_PLACEHOLDER not in config.model_dump_json()
 
 
 def test_model_without_provider_prefix_with_api_base_is_refused(pointwise_rubric):
     with pytest.raises(ConfigError, match="provider prefix"):
-        build(pointwise_rubric, models=["sim"], api_base="http://127.0.0.1:1/v1")
+        build(pointwise_rubric, model=["sim"], api_base="http://127.0.0.1:1/v1")
 
 
 @pytest.mark.parametrize("text", ["1", "a,b", "1,2,3", "-1,2"])

@@ -3,18 +3,34 @@ from __future__ import annotations
 import pytest
 
 from judgecli.gate import GateOn, GateSpec, evaluate_gate
-from judgecli.summary.run import RunSummary, Usage
+from judgecli.summary.facts import Usage
+from judgecli.summary.pairwise import PairwiseSummary
 
 
-def summary(**kw) -> RunSummary:
+def summary(**kw) -> PairwiseSummary:
     base = {
-        "command": "pairwise", "rubric": "pairwise", "rubric_version": 1, "rubric_hash": "h",
-        "models": ["m"], "n_cases": 100, "n_ok": 100, "n_failed": 0, "usage": Usage(),
-        "win_rate": 0.60, "win_rate_ci": (0.52, 0.68), "wins": 55, "losses": 35, "ties": 10,
-        "loss_rate": 0.35, "loss_rate_ci": (0.26, 0.45), "consistency": 0.8,
+        "rubric": "pairwise",
+        "rubric_version": 1,
+        "rubric_hash": "h",
+        "models": ["m"],
+        "n_cases": 100,
+        "n_ok": 100,
+        "n_failed": 0,
+        "usage": Usage(),
+        "win_rate": 0.60,
+        "win_rate_ci": (0.52, 0.68),
+        "wins": 55,
+        "losses": 35,
+        "ties": 10,
+        "dropped": 0,
+        "loss_rate": 0.35,
+        "loss_rate_ci": (0.26, 0.45),
+        "flip": True,
+        "flip_policy": "tie",
+        "consistency": 0.8,
         "consistency_ci": (0.71, 0.87),
-    }  # fmt: skip
-    return RunSummary(**(base | kw))
+    }
+    return PairwiseSummary(**(base | kw))
 
 
 @pytest.mark.parametrize(
@@ -23,16 +39,22 @@ def summary(**kw) -> RunSummary:
         pytest.param(GateSpec(min_win_rate=0.55), True, 0.60, id="point-above"),
         pytest.param(GateSpec(min_win_rate=0.60), True, 0.60, id="point-equal-passes"),
         pytest.param(GateSpec(min_win_rate=0.65), False, 0.60, id="point-below"),
-        pytest.param(GateSpec(min_win_rate=0.55, on=GateOn.LOWER_BOUND), False, 0.52,
-                     id="lower-bound-below"),
-        pytest.param(GateSpec(min_win_rate=0.50, on=GateOn.LOWER_BOUND), True, 0.52,
-                     id="lower-bound-above"),
+        pytest.param(
+            GateSpec(min_win_rate=0.55, on=GateOn.LOWER_BOUND), False, 0.52, id="lower-bound-below"
+        ),
+        pytest.param(
+            GateSpec(min_win_rate=0.50, on=GateOn.LOWER_BOUND), True, 0.52, id="lower-bound-above"
+        ),
         pytest.param(GateSpec(max_loss_rate=0.40), True, 0.35, id="loss-point"),
-        pytest.param(GateSpec(max_loss_rate=0.40, on=GateOn.LOWER_BOUND), False, 0.45,
-                     id="loss-upper-bound-is-the-pessimistic-end"),
+        pytest.param(
+            GateSpec(max_loss_rate=0.40, on=GateOn.LOWER_BOUND),
+            False,
+            0.45,
+            id="loss-upper-bound-is-the-pessimistic-end",
+        ),
         pytest.param(GateSpec(min_consistency=0.9), False, 0.8, id="consistency"),
     ],
-)  # fmt: skip
+)
 def test_gate_compares_the_chosen_number(spec, passed, value):
     result = evaluate_gate(summary(), spec)
     assert result.passed is passed

@@ -28,9 +28,11 @@ def log_console() -> tuple[Console, io.StringIO]:
 
 def result(*, failed: bool = False, cost: float = 0.001) -> CaseResult:
     return CaseResult(
-        id="x", status=CaseStatus.FAILED if failed else CaseStatus.OK, rubric_hash="h",
+        id="x",
+        status=CaseStatus.FAILED if failed else CaseStatus.OK,
+        rubric_hash="h",
         judgements=[Judgement(model="m", prompt_tokens=10, completion_tokens=5, cost_usd=cost)],
-    )  # fmt: skip
+    )
 
 
 def lines_of(buffer: io.StringIO) -> list[str]:
@@ -42,8 +44,9 @@ def lines_of(buffer: io.StringIO) -> list[str]:
 def test_a_log_gets_a_line_every_interval_and_one_at_the_end():
     clock = FakeClock()
     console, buffer = log_console()
-    with RunProgress(console, total=10, enabled=True, every=10, clock=clock,
-                     heartbeat=False) as progress:  # fmt: skip
+    with RunProgress(
+        console, total=10, enabled=True, every=10, clock=clock, heartbeat=False
+    ) as progress:
         for _ in range(4):  # 4 cases in 8 s: no line yet
             clock.now += 2
             progress.case_done(result())
@@ -62,8 +65,7 @@ def test_a_log_gets_a_line_every_interval_and_one_at_the_end():
 def test_a_heartbeat_tick_prints_when_no_case_finishes():
     clock = FakeClock()
     console, buffer = log_console()
-    progress = RunProgress(console, total=4, enabled=True, every=10, clock=clock,
-                           heartbeat=False)  # fmt: skip
+    progress = RunProgress(console, total=4, enabled=True, every=10, clock=clock, heartbeat=False)
     with progress:
         clock.now += 4
         progress.case_done(result())
@@ -77,8 +79,9 @@ def test_a_heartbeat_tick_prints_when_no_case_finishes():
 def test_a_resumed_run_counts_from_the_cases_it_holds_and_its_eta_from_what_is_left():
     clock = FakeClock()
     console, buffer = log_console()
-    with RunProgress(console, total=360, enabled=True, done=104, every=10, clock=clock,
-                     heartbeat=False) as progress:  # fmt: skip
+    with RunProgress(
+        console, total=360, enabled=True, done=104, every=10, clock=clock, heartbeat=False
+    ) as progress:
         for _ in range(8):
             clock.now += 2.5  # 8 cases in 20 s: 0.4/s, 248 left
             progress.case_done(result(cost=0))
@@ -144,8 +147,7 @@ def test_a_run_with_no_case_done_yet_has_no_eta():
 def test_a_run_that_stops_early_says_so_in_its_last_line():
     clock = FakeClock()
     console, buffer = log_console()
-    progress = RunProgress(console, total=10, enabled=True, every=10, clock=clock,
-                           heartbeat=False)  # fmt: skip
+    progress = RunProgress(console, total=10, enabled=True, every=10, clock=clock, heartbeat=False)
     progress.__enter__()
     clock.now += 3
     progress.case_done(result())

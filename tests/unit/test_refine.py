@@ -27,8 +27,8 @@ from judgecli.refine import (
 )
 from judgecli.result import CaseStatus
 from judgecli.rubric import parse_rubric
+from judgecli.summary.facts import Command, Usage
 from judgecli.summary.refine import lift, summarize_refine
-from judgecli.summary.run import Usage
 from tests.conftest import POINTWISE_YAML
 from tests.scripted import ScriptedJudge
 
@@ -258,24 +258,31 @@ def test_a_binary_rubric_passes_on_its_pass_choice(binary_rubric):
 
 
 def test_the_summary_reports_first_and_final_pass_rates_lift_and_costs(pointwise_rubric):
-    results = [refine(scripted(s), pointwise_rubric, case=CASE.model_copy(update={"id": i}))
-               for i, s in (("x", [2, 3]), ("y", [1, 1, 2]), ("z", [3]))]  # fmt: skip
+    results = [
+        refine(scripted(s), pointwise_rubric, case=CASE.model_copy(update={"id": i}))
+        for i, s in (("x", [2, 3]), ("y", [1, 1, 2]), ("z", [3]))
+    ]
     attempts = [attempts_of(r) for r in results]
     summary = summarize_refine(
-        results, attempts, rubric=pointwise_rubric, judges=["judge"], generator=GEN,
-        generation_usage=Usage(calls=6, cost_usd=0.006), max_attempts=3, success_rating=3,
-    )  # fmt: skip
-    extra = summary.model_extra or {}
-    assert summary.command == "refine"
-    assert extra["pass_rate_first"] == pytest.approx(1 / 3)
-    assert extra["pass_rate_final"] == pytest.approx(2 / 3)
-    assert extra["mean_attempts"] == pytest.approx(2.0)
+        results,
+        attempts,
+        rubric=pointwise_rubric,
+        judges=["judge"],
+        generator=GEN,
+        generation_usage=Usage(calls=6, cost_usd=0.006),
+        max_attempts=3,
+        success_rating=3,
+    )
+    assert summary.command is Command.REFINE
+    assert summary.pass_rate_first == pytest.approx(1 / 3)
+    assert summary.pass_rate_final == pytest.approx(2 / 3)
+    assert summary.mean_attempts == pytest.approx(2.0)
     # first 2, 1, 3 → final 3, 2, 3: differences 1, 1, 0
-    assert extra["lift"] == pytest.approx(2 / 3)
-    assert extra["never_passed"] == ["y"]
-    assert extra["by_attempt"]["1"]["n"] == 3
-    assert extra["by_attempt"]["3"]["distribution"] == {"1": 0, "2": 1, "3": 0, "4": 0}
+    assert summary.lift == pytest.approx(2 / 3)
+    assert summary.never_passed == ["y"]
+    assert summary.by_attempt["1"].n == 3
+    assert summary.by_attempt["3"].distribution == {"1": 0, "2": 1, "3": 0, "4": 0}
     # ScriptedJudge charges 0.001 a call: 6 generations and 6 judgements.
-    assert extra["cost_generation_usd"] == pytest.approx(0.006)
-    assert extra["cost_judging_usd"] == pytest.approx(0.006)
+    assert summary.cost_generation_usd == pytest.approx(0.006)
+    assert summary.cost_judging_usd == pytest.approx(0.006)
     assert summary.usage.calls == 12

@@ -10,24 +10,39 @@ import pytest
 
 from judgecli.cli import render
 from judgecli.errors import ExitCode
-from judgecli.gate import GateSpec, evaluate_gate, gate_dict
-from judgecli.summary.run import RunSummary, Usage
+from judgecli.gate import GateSpec, evaluate_gate
+from judgecli.summary.facts import Usage
+from judgecli.summary.pairwise import PairwiseSummary
 
 INCOMPLETE = "the judge could not grade 24 of 30 cases"
 
 
-def summary(*, passed: bool | None = None, incomplete: str | None = None) -> RunSummary:
+def summary(*, passed: bool | None = None, incomplete: str | None = None) -> PairwiseSummary:
     """A pairwise summary at 60% win rate; `passed` picks a gate it meets or misses."""
-    made = RunSummary(
-        command="pairwise", rubric="pairwise", rubric_version=1, rubric_hash="sha256:x",
-        models=["m"], n_cases=30, n_ok=6, n_failed=24, usage=Usage(), win_rate=0.6,
-        win_rate_ci=(0.3, 0.9), wins=3, losses=1, ties=2, incomplete=incomplete,
-    )  # fmt: skip
+    made = PairwiseSummary(
+        rubric="pairwise",
+        rubric_version=1,
+        rubric_hash="sha256:x",
+        models=["m"],
+        n_cases=30,
+        n_ok=6,
+        n_failed=24,
+        usage=Usage(),
+        win_rate=0.6,
+        win_rate_ci=(0.3, 0.9),
+        wins=3,
+        losses=1,
+        ties=2,
+        dropped=0,
+        flip=True,
+        flip_policy="tie",
+        incomplete=incomplete,
+    )
     if passed is not None:
         result = evaluate_gate(made, GateSpec(min_win_rate=0.55 if passed else 0.65))
         assert result is not None
         assert result.passed is passed
-        made.gate = gate_dict(result)
+        made.gate = result
     return made
 
 
@@ -43,16 +58,24 @@ def summary(*, passed: bool | None = None, incomplete: str | None = None) -> Run
     ],
 )
 def test_the_exit_code_of_a_finished_run(capsys, passed, incomplete, code):
-    assert render.report_outcome(
-        summary(passed=passed, incomplete=incomplete), Path("run"), quiet=True, json_output=False
-    ) is code  # fmt: skip
+    assert (
+        render.report_outcome(
+            summary(passed=passed, incomplete=incomplete),
+            Path("run"),
+            quiet=True,
+            json_output=False,
+        )
+        is code
+    )
 
 
 def test_an_incomplete_run_prints_its_tables_then_the_error_and_how_to_go_on(capsys):
     code = render.report_outcome(
-        summary(passed=True, incomplete=INCOMPLETE), Path("runs/x"), quiet=False,
+        summary(passed=True, incomplete=INCOMPLETE),
+        Path("runs/x"),
+        quiet=False,
         json_output=False,
-    )  # fmt: skip
+    )
     out, err = capsys.readouterr()
     assert code is ExitCode.INCOMPLETE
     assert "win rate" in out  # the tables are still shown, on stdout

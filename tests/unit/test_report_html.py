@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from judgecli.gate import GateSpec, evaluate_gate, gate_dict
+from judgecli.gate import GateSpec, evaluate_gate
 from judgecli.labels import Label, LabelSpace
 from judgecli.report.cells import fmt_ci, fmt_pct
 from judgecli.report.html import render_html
@@ -19,8 +19,7 @@ from judgecli.result import CaseResult, CaseStatus, Judgement, Order, Winner
 from judgecli.rubric import RubricKind, parse_rubric
 from judgecli.summary.calibrate import summarize_calibration
 from judgecli.summary.pairwise import summarize_pairwise
-from judgecli.summary.run import RunSummary, run_facts
-from judgecli.summary.score import summarize_pointwise
+from judgecli.summary.score import summarize_score
 from judgecli.verdict import Position, Verdict
 
 XSS = "<script>alert(1)</script>"
@@ -43,24 +42,50 @@ PAIRWISE = parse_rubric(
 
 def judgement(verdict=None, *, raw=None, order=None, model="m", error=None):
     reply = raw if raw is not None else json.dumps(verdict.model_dump(exclude_none=True))
-    return Judgement(model=model, order=order, raw=reply, verdict=verdict, error=error,
-                     prompt_tokens=100, completion_tokens=20, cost_usd=0.0015, latency_s=0.4,
-                     attempts=1)  # fmt: skip
+    return Judgement(
+        model=model,
+        order=order,
+        raw=reply,
+        verdict=verdict,
+        error=error,
+        prompt_tokens=100,
+        completion_tokens=20,
+        cost_usd=0.0015,
+        latency_s=0.4,
+        attempts=1,
+    )
 
 
 def scored(i, score, category, *, raw=None, criteria=None, case=None):
-    verdict = Verdict(reasoning=f"reasoning of q-{i}", score=score, criteria=criteria or {},
-                      feedback=f"feedback of q-{i}")  # fmt: skip
-    text = case if case is not None else {"input": f"question of q-{i}",
-                                          "output": f"answer of q-{i}"}  # fmt: skip
-    return CaseResult(id=f"q-{i}", status=CaseStatus.OK, category=category, score=score,
-                      criteria=criteria or {}, passed=score >= 3, case=text,
-                      judgements=[judgement(verdict, raw=raw)], rubric_hash="h")  # fmt: skip
+    verdict = Verdict(
+        reasoning=f"reasoning of q-{i}",
+        score=score,
+        criteria=criteria or {},
+        feedback=f"feedback of q-{i}",
+    )
+    text = (
+        case if case is not None else {"input": f"question of q-{i}", "output": f"answer of q-{i}"}
+    )
+    return CaseResult(
+        id=f"q-{i}",
+        status=CaseStatus.OK,
+        category=category,
+        score=score,
+        criteria=criteria or {},
+        passed=score >= 3,
+        case=text,
+        judgements=[judgement(verdict, raw=raw)],
+        rubric_hash="h",
+    )
 
 
-FAILED = CaseResult(id="q-bad", status=CaseStatus.FAILED, error="reply is not JSON",
-                    judgements=[judgement(raw=XSS, error="reply is not JSON")],
-                    rubric_hash="h")  # fmt: skip
+FAILED = CaseResult(
+    id="q-bad",
+    status=CaseStatus.FAILED,
+    error="reply is not JSON",
+    judgements=[judgement(raw=XSS, error="reply is not JSON")],
+    rubric_hash="h",
+)
 SCORES = [4, 1, 3, 2, 4, 3, 1, 4]
 SCORE_RESULTS = [
     scored(i, float(s), "math" if i % 2 else "<b>prose</b>", raw=XSS if i == 1 else None)
@@ -69,63 +94,91 @@ SCORE_RESULTS = [
 
 
 def score_summary():
-    return summarize_pointwise(SCORE_RESULTS, rubric=POINTWISE, models=["m"], command="score")
+    return summarize_score(SCORE_RESULTS, rubric=POINTWISE, models=["m"])
 
 
 def criteria_results():
-    return [scored(i, 0.75 * a + 0.25 * c, "x", criteria={"accuracy": a, "clarity": c})
-            for i, (a, c) in enumerate([(5.0, 3.0), (2.0, 4.0), (4.0, 4.0)])]  # fmt: skip
+    return [
+        scored(i, 0.75 * a + 0.25 * c, "x", criteria={"accuracy": a, "clarity": c})
+        for i, (a, c) in enumerate([(5.0, 3.0), (2.0, 4.0), (4.0, 4.0)])
+    ]
 
 
 def pair(i, winner, slots, *, category, models=("m",), lengths=(100, 300)):
     judgements = [
-        judgement(Verdict(reasoning=f"why {i}", winner=Position(s), confidence=0.7), order=o,
-                  model=m, raw=XSS if i == 0 else None)
+        judgement(
+            Verdict(reasoning=f"why {i}", winner=Position(s), confidence=0.7),
+            order=o,
+            model=m,
+            raw=XSS if i == 0 else None,
+        )
         for m in models
         for o, s in zip((Order.OLD_NEW, Order.NEW_OLD), slots, strict=True)
-    ]  # fmt: skip
+    ]
     consistent = winner is not Winner.TIE or slots == ("tie", "tie")
-    return CaseResult(id=f"p-{i}", status=CaseStatus.OK, category=category, winner=winner,
-                      consistent=consistent, judge_winners=dict.fromkeys(models, winner),
-                      lengths={"old": lengths[0], "new": lengths[1]}, judgements=judgements,
-                      rubric_hash="h")  # fmt: skip
+    return CaseResult(
+        id=f"p-{i}",
+        status=CaseStatus.OK,
+        category=category,
+        winner=winner,
+        consistent=consistent,
+        judge_winners=dict.fromkeys(models, winner),
+        lengths={"old": lengths[0], "new": lengths[1]},
+        judgements=judgements,
+        rubric_hash="h",
+    )
 
 
 def pairwise_results(models=("m",)):
-    wins = [pair(i, Winner.NEW, ("B", "A"), category="a" if i % 2 else "b", models=models)
-            for i in range(6)]  # fmt: skip
+    wins = [
+        pair(i, Winner.NEW, ("B", "A"), category="a" if i % 2 else "b", models=models)
+        for i in range(6)
+    ]
     losses = [pair(6, Winner.OLD, ("A", "B"), category="a", models=models, lengths=(300, 90))]
     ties = [pair(7, Winner.TIE, ("A", "A"), category="b", models=models)]
     return wins + losses + ties
 
 
 def pairwise_summary(models=("m",), min_win_rate=0.6):
-    s = summarize_pairwise(pairwise_results(models), rubric=PAIRWISE, models=list(models),
-                           flip=True, flip_policy="tie")  # fmt: skip
-    s.gate = gate_dict(evaluate_gate(s, GateSpec(min_win_rate=min_win_rate)))
+    s = summarize_pairwise(
+        pairwise_results(models), rubric=PAIRWISE, models=list(models), flip=True, flip_policy="tie"
+    )
+    s.gate = evaluate_gate(s, GateSpec(min_win_rate=min_win_rate))
+    assert s.gate is not None
     return s
 
 
 def calibrate_results():
     scores = [(1, 0.9), (2, 0.6), (3, 0.8), (4, 0.95), (4, 0.7), (2, 0.55)]
     return [
-        CaseResult(id=f"c-{i}", status=CaseStatus.OK, score=float(s), rubric_hash="h",
-                   judgements=[judgement(Verdict(reasoning="r", score=float(s), confidence=c),
-                                         raw=XSS if i == 0 else None)])
+        CaseResult(
+            id=f"c-{i}",
+            status=CaseStatus.OK,
+            score=float(s),
+            rubric_hash="h",
+            judgements=[
+                judgement(
+                    Verdict(reasoning="r", score=float(s), confidence=c),
+                    raw=XSS if i == 0 else None,
+                )
+            ],
+        )
         for i, (s, c) in enumerate(scores)
-    ]  # fmt: skip
+    ]
 
 
 def calibrate_summary():
     results = calibrate_results()
-    labels = [Label(id=f"c-{i}", value=float(v), annotator="r1", line=i)
-              for i, v in enumerate([1, 2, 3, 3, 4, 1])]  # fmt: skip
-    labels += [Label(id=f"c-{i}", value=float(v), annotator="r2", line=10 + i)
-               for i, v in enumerate([1, 3, 3, 4])]  # fmt: skip
-    numbers = summarize_calibration(results, labels, LabelSpace(kind=RubricKind.POINTWISE,
-                                                                scale=(1, 4)))  # fmt: skip
-    facts = run_facts(results, command="calibrate", rubric=None, models=["m"])
-    return RunSummary(**facts, **numbers), results
+    labels = [
+        Label(id=f"c-{i}", value=float(v), annotator="r1", line=i)
+        for i, v in enumerate([1, 2, 3, 3, 4, 1])
+    ]
+    labels += [
+        Label(id=f"c-{i}", value=float(v), annotator="r2", line=10 + i)
+        for i, v in enumerate([1, 3, 3, 4])
+    ]
+    space = LabelSpace(kind=RubricKind.POINTWISE, scale=(1, 4))
+    return summarize_calibration(results, labels, space), results
 
 
 def pages():
@@ -134,12 +187,11 @@ def pages():
     crit = criteria_results()
     return {
         "score": (score_summary(), SCORE_RESULTS),
-        "criteria": (summarize_pointwise(crit, rubric=CRITERIA, models=["m"], command="score"),
-                     crit),
+        "criteria": (summarize_score(crit, rubric=CRITERIA, models=["m"]), crit),
         "pairwise": (pairwise_summary(), pairwise_results()),
         "panel": (pairwise_summary(("m", "n")), pairwise_results(("m", "n"))),
         "calibrate": (calibrate, calibrate_rows),
-    }  # fmt: skip
+    }
 
 
 KINDS = ["score", "criteria", "pairwise", "panel", "calibrate"]
@@ -272,11 +324,11 @@ def test_panel_page_shows_each_judge_and_their_agreement(rendered):
 
 def test_calibrate_page_draws_confusion_and_reliability_beside_human_agreement(rendered):
     summary, page = rendered["calibrate"]
-    extra = summary.model_extra
     assert 'class="chart heatmap"' in page
     assert 'class="chart reliability"' in page
-    for b in extra["reliability"]:
-        assert f">{b['count']}</text>" in page
+    assert summary.reliability
+    for b in summary.reliability:
+        assert f">{b.count}</text>" in page
     assert "human–human" in page
     assert "judge–human" in page
 
@@ -341,8 +393,12 @@ def test_a_case_row_shows_what_the_judge_was_shown_escaped_behind_details():
         ("context", "Eggs & pans"),
     ]:
         assert f"<h5>{label}</h5><pre>{escape(text)}</pre>" in cases
-    assert cases.index("<h5>input</h5>") < cases.index("<h5>output</h5>") < cases.index(
-        "<h5>reference</h5>") < cases.index("<h5>context</h5>")  # fmt: skip
+    assert (
+        cases.index("<h5>input</h5>")
+        < cases.index("<h5>output</h5>")
+        < cases.index("<h5>reference</h5>")
+        < cases.index("<h5>context</h5>")
+    )
     assert XSS not in page
     checker = TagChecker()
     checker.feed(page)
@@ -391,8 +447,11 @@ def labelled(i, score, human, agrees):
 # and no way to list the disagreements.
 def test_calibrate_cases_show_the_human_labels_and_filter_on_disagreement():
     summary, _ = calibrate_summary()
-    rows = [labelled(0, 3.0, [3.0], True), labelled(1, 1.0, [4.0, 3.0], False),
-            labelled(2, 2.0, ["pass"], None)]  # fmt: skip
+    rows = [
+        labelled(0, 3.0, [3.0], True),
+        labelled(1, 1.0, [4.0, 3.0], False),
+        labelled(2, 2.0, ["pass"], None),
+    ]
     page = render_html(summary, rows)
     head = page[page.index('<table id="cases">') :]
     assert "<th>verdict</th><th>human</th>" in head

@@ -5,10 +5,14 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from judgecli.gate import GateOn, GateSpec, evaluate_gate, gate_dict
+from judgecli.gate import GateOn, GateResult, GateSpec, evaluate_gate
 from judgecli.report.junit import render_junit
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, Winner
-from judgecli.summary.run import RunSummary, Usage
+from judgecli.summary.calibrate import CalibrateSummary
+from judgecli.summary.facts import Usage
+from judgecli.summary.pairwise import PairwiseSummary
+from judgecli.summary.run import RunSummary
+from judgecli.summary.score import ScoreSummary
 from judgecli.verdict import Position, Verdict
 
 # --- the JUnit shape CI tools expect -------------------------------------------------------
@@ -18,8 +22,22 @@ from judgecli.verdict import Position, Verdict
 SCHEMA: dict[str, tuple[set[str], set[str], set[str]]] = {
     "testsuites": ({"name", "time", "tests", "failures", "errors"}, set(), {"testsuite"}),
     "testsuite": (
-        {"name", "tests", "failures", "errors", "group", "time", "skipped", "timestamp",
-         "hostname", "id", "package", "file", "log", "url"},
+        {
+            "name",
+            "tests",
+            "failures",
+            "errors",
+            "group",
+            "time",
+            "skipped",
+            "timestamp",
+            "hostname",
+            "id",
+            "package",
+            "file",
+            "log",
+            "url",
+        },
         {"name", "tests", "failures", "errors"},
         {"testsuite", "properties", "testcase", "system-out", "system-err"},
     ),
@@ -28,15 +46,24 @@ SCHEMA: dict[str, tuple[set[str], set[str], set[str]]] = {
     "testcase": (
         {"name", "time", "classname", "group"},
         {"name"},
-        {"skipped", "error", "failure", "rerunFailure", "rerunError", "flakyFailure",
-         "flakyError", "system-out", "system-err"},
+        {
+            "skipped",
+            "error",
+            "failure",
+            "rerunFailure",
+            "rerunError",
+            "flakyFailure",
+            "flakyError",
+            "system-out",
+            "system-err",
+        },
     ),
     "failure": ({"type", "message"}, set(), set()),
     "error": ({"type", "message"}, set(), set()),
     "skipped": ({"type", "message"}, set(), set()),
     "system-out": (set(), set(), set()),
     "system-err": (set(), set(), set()),
-}  # fmt: skip
+}
 # junit-10.xsd's SUREFIRE_TIME: digits (optionally in comma-grouped thousands) and a fraction.
 SUREFIRE_TIME = re.compile(r"(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?")
 COUNTS = ("tests", "failures", "errors", "skipped")
@@ -66,59 +93,107 @@ def check_shape(element: ET.Element) -> None:
 
 
 def summary(command: str = "score", rubric: str = "helpfulness", **kw) -> RunSummary:
-    return RunSummary(
-        command=command, rubric=rubric, rubric_version=1, rubric_hash="h", models=["m"],
-        n_cases=0, n_ok=0, n_failed=0, usage=Usage(), **kw,
-    )  # fmt: skip
+    """An empty summary of `command`: no case was run, `kw` sets its numbers."""
+    head = {
+        "rubric": rubric,
+        "rubric_version": 1,
+        "rubric_hash": "h",
+        "models": ["m"],
+        "n_cases": 0,
+        "n_ok": 0,
+        "n_failed": 0,
+        "usage": Usage(),
+    }
+    if command == "score":
+        return ScoreSummary(**head, **kw)
+    if command == "pairwise":
+        nothing = {"wins": 0, "losses": 0, "ties": 0, "dropped": 0}
+        return PairwiseSummary(**head, **nothing, flip=True, flip_policy="tie", **kw)
+    assert command == "calibrate", command
+    labels = {"n_labels": 0, "n_labelled_cases": 0, "n_labels_total": 0, "n_unmatched_labels": 0}
+    return CalibrateSummary(**head, **labels, **kw)
 
 
 def scored(case_id, score, passed, *, category=None, latencies=(0.5,), reasoning="because"):
     judgements = [
-        Judgement(model=f"judge-{i}", verdict=Verdict(reasoning=f"{reasoning} {i}", score=score),
-                  latency_s=latency, attempts=1)
+        Judgement(
+            model=f"judge-{i}",
+            verdict=Verdict(reasoning=f"{reasoning} {i}", score=score),
+            latency_s=latency,
+            attempts=1,
+        )
         for i, latency in enumerate(latencies)
-    ]  # fmt: skip
+    ]
     return CaseResult(
-        id=case_id, status=CaseStatus.OK, score=score, passed=passed, category=category,
-        judgements=judgements, rubric_hash="h",
-    )  # fmt: skip
+        id=case_id,
+        status=CaseStatus.OK,
+        score=score,
+        passed=passed,
+        category=category,
+        judgements=judgements,
+        rubric_hash="h",
+    )
 
 
 def chosen(case_id, choice, passed):
     judgement = Judgement(model="m", verdict=Verdict(reasoning="it is not", choice=choice))
-    return CaseResult(id=case_id, status=CaseStatus.OK, choice=choice, passed=passed,
-                      judgements=[judgement], rubric_hash="h")  # fmt: skip
+    return CaseResult(
+        id=case_id,
+        status=CaseStatus.OK,
+        choice=choice,
+        passed=passed,
+        judgements=[judgement],
+        rubric_hash="h",
+    )
 
 
 def compared(case_id, winner, slots=("B", "A"), *, consistent=True):
     """One judge; `slots` = the positions it picked in (old-new, new-old)."""
     judgements = [
-        Judgement(model="m", order=order, latency_s=1.25, attempts=1,
-                  verdict=Verdict(reasoning=f"in {order.value} {slot} is better",
-                                  winner=Position(slot)))
+        Judgement(
+            model="m",
+            order=order,
+            latency_s=1.25,
+            attempts=1,
+            verdict=Verdict(reasoning=f"in {order.value} {slot} is better", winner=Position(slot)),
+        )
         for order, slot in zip((Order.OLD_NEW, Order.NEW_OLD), slots, strict=True)
-    ]  # fmt: skip
+    ]
     return CaseResult(
-        id=case_id, status=CaseStatus.OK, winner=winner, consistent=consistent,
-        judge_winners={"m": winner}, judgements=judgements, rubric_hash="h",
-    )  # fmt: skip
+        id=case_id,
+        status=CaseStatus.OK,
+        winner=winner,
+        consistent=consistent,
+        judge_winners={"m": winner},
+        judgements=judgements,
+        rubric_hash="h",
+    )
 
 
 def failed(case_id, raw="not json at all", error="invalid verdict: no JSON object"):
     judgement = Judgement(model="m", raw=raw, error=f"{error} (after 2 replies)", attempts=2)
-    return CaseResult(id=case_id, status=CaseStatus.FAILED, error=f"m: {error}",
-                      judgements=[judgement], rubric_hash="h")  # fmt: skip
+    return CaseResult(
+        id=case_id,
+        status=CaseStatus.FAILED,
+        error=f"m: {error}",
+        judgements=[judgement],
+        rubric_hash="h",
+    )
 
 
-def gated(spec: GateSpec, **numbers) -> dict[str, object]:
+def gated(spec: GateSpec, **numbers) -> GateResult:
     base = summary("pairwise", "pairwise", **numbers)
     result = evaluate_gate(base, spec)
     assert result is not None
-    return gate_dict(result)
+    return result
 
 
-PAIRWISE_NUMBERS = {"win_rate": 0.48, "win_rate_ci": (0.40, 0.56), "loss_rate": 0.3,
-                    "loss_rate_ci": (0.2, 0.4)}  # fmt: skip
+PAIRWISE_NUMBERS = {
+    "win_rate": 0.48,
+    "win_rate_ci": (0.40, 0.56),
+    "loss_rate": 0.3,
+    "loss_rate_ci": (0.2, 0.4),
+}
 
 
 def parse(summary_: RunSummary, results) -> ET.Element:
@@ -153,22 +228,32 @@ RUNS = [
         [scored("a", 4, True), scored("b", 2, False), scored("c", 3, None), failed("d")],
         id="score",
     ),
-    pytest.param(summary("score", "correct"), [chosen("a", "YES", True), chosen("b", "NO", False)],
-                 id="binary"),
     pytest.param(
-        summary("pairwise", "pairwise",
-                gate=gated(GateSpec(min_win_rate=0.55), **PAIRWISE_NUMBERS)),
-        [compared("w", Winner.NEW), compared("l", Winner.OLD, ("A", "B")),
-         compared("t", Winner.TIE, ("tie", "tie")),
-         compared("x", None, ("A", "A"), consistent=False), failed("f")],
+        summary("score", "correct"),
+        [chosen("a", "YES", True), chosen("b", "NO", False)],
+        id="binary",
+    ),
+    pytest.param(
+        summary(
+            "pairwise", "pairwise", gate=gated(GateSpec(min_win_rate=0.55), **PAIRWISE_NUMBERS)
+        ),
+        [
+            compared("w", Winner.NEW),
+            compared("l", Winner.OLD, ("A", "B")),
+            compared("t", Winner.TIE, ("tie", "tie")),
+            compared("x", None, ("A", "A"), consistent=False),
+            failed("f"),
+        ],
         id="pairwise-with-failed-gate",
     ),
-    pytest.param(summary("calibrate", "(from results)"), [scored("a", 1, False), failed("b")],
-                 id="calibrate"),
+    pytest.param(
+        summary("calibrate", "(from results)"), [scored("a", 1, False), failed("b")], id="calibrate"
+    ),
     pytest.param(summary(), [], id="no-cases"),
-    pytest.param(summary(incomplete="the judge could not grade 1 of 1 cases"), [failed("a")],
-                 id="incomplete"),
-]  # fmt: skip
+    pytest.param(
+        summary(incomplete="the judge could not grade 1 of 1 cases"), [failed("a")], id="incomplete"
+    ),
+]
 
 
 # --- tests ---------------------------------------------------------------------------------
@@ -222,10 +307,13 @@ def test_a_binary_case_that_did_not_pass_names_the_choice():
         pytest.param(compared("c", Winner.NEW), "pass", id="new-wins"),
         pytest.param(compared("c", Winner.TIE, ("tie", "tie")), "pass", id="tie-is-not-worse"),
         pytest.param(compared("c", Winner.OLD, ("A", "B")), "failure", id="old-wins"),
-        pytest.param(compared("c", None, ("A", "A"), consistent=False), "skipped",
-                     id="dropped-by-flip-policy"),
+        pytest.param(
+            compared("c", None, ("A", "A"), consistent=False),
+            "skipped",
+            id="dropped-by-flip-policy",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_pairwise_case_fails_only_when_old_wins(result, expected):
     case = cases_by_name(parse(summary("pairwise", "pairwise"), [result]))["c"]
     assert outcome(case) == expected
@@ -258,8 +346,9 @@ def test_calibrate_cases_are_verdicts_not_failures():
 
 
 def test_a_calibrate_case_carries_the_human_labels_and_whether_the_judge_agrees():
-    disagreed = scored("a", 1, False).model_copy(update={"human_labels": [4.0, 3.5],
-                                                         "agrees": False})  # fmt: skip
+    disagreed = scored("a", 1, False).model_copy(
+        update={"human_labels": [4.0, 3.5], "agrees": False}
+    )
     agreed = scored("b", 3, True).model_copy(update={"human_labels": ["pass"], "agrees": True})
     cases = cases_by_name(parse(summary("calibrate", "helpfulness"), [disagreed, agreed]))
     assert outcome(cases["a"]) == "pass"
@@ -273,15 +362,19 @@ def test_a_calibrate_case_carries_the_human_labels_and_whether_the_judge_agrees(
 def test_an_incomplete_run_is_one_errored_testcase_and_its_gate_is_not_reported():
     reason = "the judge could not grade 24 of 30 cases"
     gate = gated(GateSpec(min_win_rate=0.55), **PAIRWISE_NUMBERS)
-    root = parse(summary("pairwise", "pairwise", incomplete=reason, gate=gate),
-                 [compared("w", Winner.NEW), failed("f")])  # fmt: skip
+    root = parse(
+        summary("pairwise", "pairwise", incomplete=reason, gate=gate),
+        [compared("w", Winner.NEW), failed("f")],
+    )
     cases = cases_by_name(root)
     assert "gate" not in cases
     run = cases["run"]
     assert outcome(run) == "error"
     error = child(run, "error")
-    assert error.attrib == {"message": f"INCOMPLETE — {reason}; no verdict",
-                            "type": "RunIncomplete"}  # fmt: skip
+    assert error.attrib == {
+        "message": f"INCOMPLETE — {reason}; no verdict",
+        "type": "RunIncomplete",
+    }
     assert "judge resume" in (error.text or "")
     suites = {s.attrib["name"]: s for s in root.iter("testsuite")}
     assert suites["judge.pairwise.pairwise.run"].attrib["errors"] == "1"
@@ -296,8 +389,9 @@ def test_classname_is_command_rubric_and_category():
 
 
 def test_names_cannot_add_classname_segments():
-    root = parse(summary("calibrate", "(from results)"),
-                 [scored("a", 4, True, category="sci.fi & more")])  # fmt: skip
+    root = parse(
+        summary("calibrate", "(from results)"), [scored("a", 4, True, category="sci.fi & more")]
+    )
     assert (
         cases_by_name(root)["a"].attrib["classname"] == "judge.calibrate.from-results.sci-fi-more"
     )
@@ -313,18 +407,26 @@ def test_time_is_the_sum_of_the_judgements_latencies():
     ("spec", "expected", "message"),
     [
         pytest.param(GateSpec(min_win_rate=0.45), "pass", None, id="passed"),
-        pytest.param(GateSpec(min_win_rate=0.55), "failure",
-                     "gate failed: win_rate 0.48 < 0.55 (point estimate)", id="point-below"),
-        pytest.param(GateSpec(min_win_rate=0.45, max_loss_rate=0.35, on=GateOn.LOWER_BOUND),
-                     "failure",
-                     "gate failed: win_rate 0.4 < 0.45 (pessimistic end of the 95% CI); "
-                     "loss_rate 0.4 > 0.35 (pessimistic end of the 95% CI)",
-                     id="every-failed-check-in-the-message"),
+        pytest.param(
+            GateSpec(min_win_rate=0.55),
+            "failure",
+            "gate failed: win_rate 0.48 < 0.55 (point estimate)",
+            id="point-below",
+        ),
+        pytest.param(
+            GateSpec(min_win_rate=0.45, max_loss_rate=0.35, on=GateOn.LOWER_BOUND),
+            "failure",
+            "gate failed: win_rate 0.4 < 0.45 (pessimistic end of the 95% CI); "
+            "loss_rate 0.4 > 0.35 (pessimistic end of the 95% CI)",
+            id="every-failed-check-in-the-message",
+        ),
     ],
-)  # fmt: skip
+)
 def test_the_gate_is_one_more_testcase(spec, expected, message):
-    root = parse(summary("pairwise", "pairwise", gate=gated(spec, **PAIRWISE_NUMBERS)),
-                 [compared("w", Winner.NEW)])  # fmt: skip
+    root = parse(
+        summary("pairwise", "pairwise", gate=gated(spec, **PAIRWISE_NUMBERS)),
+        [compared("w", Winner.NEW)],
+    )
     gate = cases_by_name(root)["gate"]
     assert gate.attrib["classname"] == "judge.pairwise.pairwise"
     assert outcome(gate) == expected

@@ -20,51 +20,95 @@ from judgecli.report.markdown import (
     terminal_tables,
 )
 from judgecli.result import CaseResult, CaseStatus
+from judgecli.summary.agreement import AgreementSummary
+from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.compare import Delta
-from judgecli.summary.run import CategorySummary, RunSummary, run_facts
+from judgecli.summary.facts import CategorySummary, GateMetric, GateOn, GateResult, run_facts
+from judgecli.summary.pairwise import PairwiseSummary
+from judgecli.summary.refine import RefineSummary
+from judgecli.summary.score import ScoreSummary
 
 INCOMPLETE = "the judge could not grade 24 of 30 cases"
 
 
-def facts(command, n_cases=30, n_failed=0):
-    rows = [CaseResult(id=str(i), status=CaseStatus.OK, rubric_hash="h")
-            for i in range(n_cases - n_failed)]  # fmt: skip
-    rows += [CaseResult(id=f"f{i}", status=CaseStatus.FAILED, error="HTTP 500", rubric_hash="h")
-             for i in range(n_failed)]  # fmt: skip
-    out = run_facts(rows, command=command, rubric=None, models=["openai/gpt-4o-mini"])
+def facts(n_cases=30, n_failed=0):
+    rows = [
+        CaseResult(id=str(i), status=CaseStatus.OK, rubric_hash="h")
+        for i in range(n_cases - n_failed)
+    ]
+    rows += [
+        CaseResult(id=f"f{i}", status=CaseStatus.FAILED, error="HTTP 500", rubric_hash="h")
+        for i in range(n_failed)
+    ]
+    out = run_facts(rows, rubric=None, models=["openai/gpt-4o-mini"])
     return out | {"rubric": "helpfulness", "rubric_version": 2, "rubric_hash": "abc123"}
 
 
 def pairwise(wins, losses, ties, **extra):
     n = wins + losses + ties
-    return RunSummary(**facts("pairwise", n_cases=max(n, 1) if n else 3, n_failed=0 if n else 3),
-                      wins=wins, losses=losses, ties=ties,
-                      win_rate=(wins + ties / 2) / n if n else None,
-                      win_rate_ci=(0.7, 0.9) if n else (None, None), **extra)  # fmt: skip
+    # Without flip: "NO — position bias not removed", a long cell that must fit 80 columns.
+    return PairwiseSummary(
+        **facts(n_cases=max(n, 1) if n else 3, n_failed=0 if n else 3),
+        wins=wins,
+        losses=losses,
+        ties=ties,
+        dropped=0,
+        flip=False,
+        flip_policy="tie",
+        win_rate=(wins + ties / 2) / n if n else None,
+        win_rate_ci=(0.7, 0.9) if n else (None, None),
+        **extra,
+    )
 
 
 def calibrate():
     """Every measure of a calibrate run, a perfect accuracy among them, beside human–human."""
-    measures = {"accuracy": 1.0, "within_one": 1.0, "cohen_kappa": 0.61, "weighted_kappa": 0.88,
-                "krippendorff_alpha": 0.88, "spearman": 0.89, "kendall": 0.83, "pearson": 0.88,
-                "macro_f1": 0.69}  # fmt: skip
-    return RunSummary(
-        **facts("calibrate"), n_labels=30, **measures,
-        accuracy_ci=(1.0, 1.0), within_one_ci=(1.0, 1.0), cohen_kappa_ci=(0.22, 0.86),
-        weighted_kappa_ci=(0.57, 0.97), spearman_ci=(0.6, 1.0), kendall_ci=(0.59, 1.0),
+    measures = {
+        "accuracy": 1.0,
+        "within_one": 1.0,
+        "cohen_kappa": 0.61,
+        "weighted_kappa": 0.88,
+        "krippendorff_alpha": 0.88,
+        "spearman": 0.89,
+        "kendall": 0.83,
+        "pearson": 0.88,
+        "macro_f1": 0.69,
+    }
+    return CalibrateSummary(
+        **facts(),
+        n_labels=30,
+        n_labelled_cases=30,
+        n_labels_total=30,
+        n_unmatched_labels=0,
+        **measures,
+        accuracy_ci=(1.0, 1.0),
+        within_one_ci=(1.0, 1.0),
+        cohen_kappa_ci=(0.22, 0.86),
+        weighted_kappa_ci=(0.57, 0.97),
+        spearman_ci=(0.6, 1.0),
+        kendall_ci=(0.59, 1.0),
         pearson_ci=(0.63, 0.98),
-        human_human={"n_labels": 4} | measures, judge_vs_majority={"n_labels": 4} | measures,
-    )  # fmt: skip
+        human_human=AgreementSummary(n_labels=4, n_labelled_cases=2, **measures),
+        judge_vs_majority=AgreementSummary(n_labels=4, n_labelled_cases=2, **measures),
+    )
 
 
 def score():
-    small = CategorySummary(n=4, mean=3.0, mean_ci=None, pass_rate=1.0,
-                            pass_rate_ci=(0.5101091635454027, 1.0))  # fmt: skip
-    big = CategorySummary(n=26, mean=3.1, mean_ci=(2.9, 3.3), pass_rate=0.8,
-                          pass_rate_ci=(0.6, 0.9))  # fmt: skip
-    return RunSummary(**facts("score"), mean=3.04, mean_ci=(2.9, 3.2), pass_rate=0.8,
-                      pass_rate_ci=(0.63, 0.91), distribution={"1": 0, "2": 3, "3": 20, "4": 7},
-                      by_category={"travel": small, "science": big})  # fmt: skip
+    small = CategorySummary(
+        n=4, mean=3.0, mean_ci=None, pass_rate=1.0, pass_rate_ci=(0.5101091635454027, 1.0)
+    )
+    big = CategorySummary(
+        n=26, mean=3.1, mean_ci=(2.9, 3.3), pass_rate=0.8, pass_rate_ci=(0.6, 0.9)
+    )
+    return ScoreSummary(
+        **facts(),
+        mean=3.04,
+        mean_ci=(2.9, 3.2),
+        pass_rate=0.8,
+        pass_rate_ci=(0.63, 0.91),
+        distribution={"1": 0, "2": 3, "3": 20, "4": 7},
+        by_category={"travel": small, "science": big},
+    )
 
 
 def in_80_columns(summary):
@@ -77,10 +121,17 @@ def in_80_columns(summary):
 SUMMARIES = {
     "calibrate": calibrate,
     "score": score,
-    "pairwise": lambda: pairwise(21, 8, 1, by_category={
-        "health": CategorySummary(n=5, win_rate=1.0, win_rate_ci=(0.5655175352168252, 1.0),
-                                  wins=5, losses=0, ties=0)}),
-}  # fmt: skip
+    "pairwise": lambda: pairwise(
+        21,
+        8,
+        1,
+        by_category={
+            "health": CategorySummary(
+                n=5, win_rate=1.0, win_rate_ci=(0.5655175352168252, 1.0), wins=5, losses=0, ties=0
+            )
+        },
+    ),
+}
 
 
 # Regression (review 2026-11-23, finding 13): "quadratic-wei… κ", "Krippendorff's / α" and
@@ -145,7 +196,15 @@ def test_a_pairwise_run_with_nothing_graded_says_there_is_no_win_rate():
 
 def test_an_incomplete_run_heads_its_report_with_incomplete_not_pass_or_fail():
     summary = pairwise(4, 1, 1, incomplete=INCOMPLETE)
-    summary.gate = {"passed": False, "checks": []}  # never shown once the run is incomplete
+    # Never shown once the run is incomplete.
+    summary.gate = GateResult(
+        passed=False,
+        metric=GateMetric.WIN_RATE,
+        threshold=0.9,
+        value=0.75,
+        on=GateOn.POINT,
+        checks=[],
+    )
     line = headline(summary)
     assert line.startswith(f"INCOMPLETE — {INCOMPLETE}; no verdict.")
     assert "On the 6 cases graded: NEW vs OLD: win rate 75.0%" in line
@@ -162,8 +221,25 @@ def test_an_incomplete_run_with_nothing_graded_gives_no_numbers():
 
 # Regression (review 2026-11-23, finding 19): "mean attempts 0.29" counted regenerations.
 def test_refine_reports_regenerations_per_case():
-    summary = RunSummary(**facts("refine"), mean_attempts=0.29, pass_rate_first=0.5,
-                         pass_rate_final=0.8, lift=0.4)  # fmt: skip
+    summary = RefineSummary(
+        **facts(),
+        generator="gen/model",
+        max_attempts=3,
+        mean_attempts=0.29,
+        pass_rate_first=0.5,
+        pass_rate_first_ci=(0.33, 0.67),
+        pass_rate_final=0.8,
+        pass_rate_final_ci=(0.63, 0.9),
+        n_passed=24,
+        n_exhausted=6,
+        lift=0.4,
+        lift_ci=(0.2, 0.6),
+        lift_ci_t=(0.19, 0.61),
+        by_attempt={},
+        cost_generation_usd=0.0,
+        cost_judging_usd=0.0,
+        never_passed=[],
+    )
     assert "0.29 regenerations per case" in headline(summary)
     rows = {row[0]: row[1] for row in sections(summary)[0].rows}
     assert rows["regenerations per case"] == "0.29"
@@ -196,8 +272,14 @@ def test_the_run_comparison_reads_a_then_b_with_rates_as_percentages():
     section = compare_section(DELTAS, "runs/pw-pass", "runs/pw-fail")
     assert section.title.startswith("A → B: runs/pw-pass → runs/pw-fail")
     assert section.header[1:4] == ["A", "B", "B − A"]
-    assert section.rows[0] == ("win_rate", "81.7%", "45.0%", "-36.7 pts", "[-50.0, -20.0] pts",
-                               "30")  # fmt: skip
+    assert section.rows[0] == (
+        "win_rate",
+        "81.7%",
+        "45.0%",
+        "-36.7 pts",
+        "[-50.0, -20.0] pts",
+        "30",
+    )
     assert section.rows[1] == ("mean", "3.040", "3.500", "+0.460", "[0.20, 0.70]", "24")
     console = Console(width=80, record=True, file=io.StringIO())
     console.print(compare_table(DELTAS, "runs/pw-pass", "runs/pw-fail"))

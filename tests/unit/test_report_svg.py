@@ -9,10 +9,11 @@ import pytest
 from judgecli.report import charts, svg
 from judgecli.report.charts import Segment, heat_map, reliability_diagram, scatter, stacked_bar
 from judgecli.report.svg import Bar
+from judgecli.stats.calibration import ReliabilityBin
 
 BINS = [
-    {"low": 0.5, "high": 0.6, "mean_confidence": 0.55, "accuracy": 0.25, "count": 4},
-    {"low": 0.8, "high": 0.9, "mean_confidence": 0.86, "accuracy": 1.0, "count": 7},
+    ReliabilityBin(low=0.5, high=0.6, mean_confidence=0.55, accuracy=0.25, count=4),
+    ReliabilityBin(low=0.8, high=0.9, mean_confidence=0.86, accuracy=1.0, count=7),
 ]
 
 

@@ -36,52 +36,58 @@ LABELS = [label(str(i), h) for i, h in enumerate([1, 2, 3, 3, 4, 1])]
 
 def test_accuracy_kappa_and_correlations_match_reference_values():
     s = summarize_calibration(RESULTS, LABELS, SCALE)
-    assert s["n_labels"] == 6
-    assert s["accuracy"] == pytest.approx(4 / 6)
-    assert s["within_one"] == 1.0
+    assert s.n_labels == 6
+    assert s.accuracy == pytest.approx(4 / 6)
+    assert s.within_one == 1.0
     # Pinned once from sklearn.metrics.cohen_kappa_score(human, judge[, weights="quadratic"])
     # with labels=[1, 2, 3, 4].
-    assert s["cohen_kappa"] == pytest.approx(0.5714285714285714)
-    assert s["weighted_kappa"] == pytest.approx(0.8695652173913043)
+    assert s.cohen_kappa == pytest.approx(0.5714285714285714)
+    assert s.weighted_kappa == pytest.approx(0.8695652173913043)
     # Pinned from scipy.stats.spearmanr / pearsonr on the same vectors.
-    assert s["spearman"] == pytest.approx(0.909090909090909)
-    assert s["pearson"] == pytest.approx(0.9090909090909091)
-    assert s["confusion"]["matrix"] == [[1, 1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 1], [0, 0, 0, 1]]
-    lo, hi = s["accuracy_ci"]
-    assert lo <= s["accuracy"] <= hi
+    assert s.spearman == pytest.approx(0.909090909090909)
+    assert s.pearson == pytest.approx(0.9090909090909091)
+    assert s.confusion is not None
+    assert s.confusion.matrix == [[1, 1, 0, 0], [0, 1, 0, 0], [0, 0, 1, 1], [0, 0, 0, 1]]
+    lo, hi = s.accuracy_ci
+    assert lo <= s.accuracy <= hi
 
 
 def test_every_case_label_pair_counts():
     extra = [label("0", 2, "r2"), label("1", 2, "r2")]
     s = summarize_calibration(RESULTS, [*LABELS, *extra], SCALE)
-    assert s["n_labels"] == 8
-    assert s["n_labelled_cases"] == 6
-    assert s["accuracy"] == pytest.approx(5 / 8)
+    assert s.n_labels == 8
+    assert s.n_labelled_cases == 6
+    assert s.accuracy == pytest.approx(5 / 8)
 
 
 def test_labels_without_a_verdict_are_counted_not_guessed():
     failed = CaseResult(id="9", status=CaseStatus.FAILED, error="x", rubric_hash="h")
     s = summarize_calibration([*RESULTS, failed], [*LABELS, label("9", 4), label("404", 1)], SCALE)
-    assert s["n_labels"] == 6
-    assert s["n_unmatched_labels"] == 2
+    assert s.n_labels == 6
+    assert s.n_unmatched_labels == 2
 
 
 def test_fractional_human_means_get_correlations_not_kappa():
     labels = [label(str(i), h) for i, h in enumerate([1.2, 2.0, 2.8, 3.4, 4.0, 1.6])]
     s = summarize_calibration(RESULTS, labels, SCALE)
-    assert "cohen_kappa" not in s
-    assert "confusion" not in s
-    assert s["spearman"] is not None
+    # Not computed at all (absent from summary.json), not computed as null.
+    assert s.cohen_kappa is None
+    assert "cohen_kappa" not in s.model_fields_set
+    assert s.confusion is None
+    assert "confusion" not in s.model_fields_set
+    assert s.spearman is not None
 
 
 def test_human_human_agreement_sits_beside_judge_human():
     labels = [label("0", 1, "a"), label("0", 1, "b"), label("1", 2, "a"), label("1", 3, "b"),
               label("2", 3, "a"), label("2", 3, "b")]  # fmt: skip
     s = summarize_calibration(RESULTS[:3], labels, SCALE)
-    assert s["human_human"]["accuracy"] == pytest.approx(2 / 3)
-    assert s["human_human"]["annotators"] == ["a", "b"]
+    assert s.human_human is not None
+    assert s.human_human.accuracy == pytest.approx(2 / 3)
+    assert s.human_human.annotators == ["a", "b"]
     # Majority: case 0 → 1, case 2 → 3; case 1 is split and has no majority.
-    assert s["judge_vs_majority"]["n_labels"] == 2
+    assert s.judge_vs_majority is not None
+    assert s.judge_vs_majority.n_labels == 2
 
 
 def test_majority_label_skips_ties():
@@ -94,10 +100,11 @@ def test_calibration_of_stated_confidence():
     labels = [label("0", 1), label("1", 2), label("2", 3), label("3", 1)]
     s = summarize_calibration(results, labels, SCALE)
     # Bin 0.9: 2 right of 2 → |1 - 0.9|; bin 0.6: 1 of 2 → |0.5 - 0.6|. ECE = (0.1 + 0.1) / 2.
-    assert s["ece"] == pytest.approx(0.1)
+    assert s.ece == pytest.approx(0.1)
     # Brier: (0.1² + 0.1² + 0.4² + 0.6²) / 4 = 0.135
-    assert s["brier"] == pytest.approx(0.135)
-    assert sum(b["count"] for b in s["reliability"]) == 4
+    assert s.brier == pytest.approx(0.135)
+    assert s.reliability is not None
+    assert sum(b.count for b in s.reliability) == 4
 
 
 def test_pairwise_agreement_with_and_without_ties_and_per_order_accuracy():
@@ -111,11 +118,12 @@ def test_pairwise_agreement_with_and_without_ties_and_per_order_accuracy():
                case("2", Winner.OLD, ("A", "B"))]  # fmt: skip
     labels = [label("0", "new"), label("1", "new"), label("2", "tie")]
     s = summarize_calibration(results, labels, LabelSpace(kind=RubricKind.PAIRWISE))
-    assert s["agreement_with_ties"] == pytest.approx(1 / 3)
+    assert s.agreement_with_ties == pytest.approx(1 / 3)
     # Without ties only case 0 remains (case 1: judge tie; case 2: human tie).
-    assert s["agreement_without_ties"] == 1.0
+    assert s.agreement_without_ties == 1.0
     # old-new order said new, old, old → right on case 0 only; new-old said new, new, old.
-    assert s["by_order"]["m"] == {
+    assert s.by_order is not None
+    assert s.by_order["m"] == {
         "old-new": pytest.approx(1 / 3),
         "new-old": pytest.approx(2 / 3),
         "mean": pytest.approx(0.5),
@@ -164,7 +172,7 @@ def test_intervals_are_the_ones_scipy_per_resample_gave(side, key, expected):
     labels = [label(str(i), v, "a") for i, v in enumerate(PIN_RATER_A)]
     labels += [label(str(i), v, "b") for i, v in enumerate(PIN_RATER_B) if v is not None]
     s = summarize_calibration(results, labels, SCALE, seed=0)
-    got = s[side][key] if side else s[key]
+    got = getattr(getattr(s, side), key) if side else getattr(s, key)
     assert got == pytest.approx(expected, abs=1e-15)
 
 
@@ -173,9 +181,9 @@ def test_labels_whose_cases_all_failed_give_no_numbers_and_no_crash():
     # back on, an empty set of (verdict, label) pairs has no categories at all.
     failed = CaseResult(id="0", status=CaseStatus.FAILED, error="x", rubric_hash="h")
     s = summarize_calibration([failed], [label("0", 3)], LabelSpace(kind=RubricKind.POINTWISE))
-    assert (s["n_labels"], s["n_unmatched_labels"]) == (0, 1)
-    assert s["spearman"] is None
-    assert s["spearman_ci"] == (None, None)
+    assert (s.n_labels, s.n_unmatched_labels) == (0, 1)
+    assert s.spearman is None
+    assert s.spearman_ci == (None, None)
 
 
 @pytest.mark.parametrize(

@@ -12,28 +12,46 @@ from judgecli.result import CaseResult, CaseStatus, Judgement, Tier, Winner
 from judgecli.rubric import Rubric, parse_rubric
 from judgecli.stats.intervals import wilson_interval
 from judgecli.summary.cascade import summarize_cascade
-from judgecli.summary.score import summarize_pointwise
+from judgecli.summary.score import summarize_score
 
 STRONG = Price(input_per_mtok=10.0, output_per_mtok=30.0)
 OTHER = Price(input_per_mtok=2.0, output_per_mtok=8.0)
 
 
 def call(model: str, tokens_in: int, tokens_out: int, cost: float) -> Judgement:
-    return Judgement(model=model, prompt_tokens=tokens_in, completion_tokens=tokens_out,
-                     cost_usd=cost, attempts=1)  # fmt: skip
+    return Judgement(
+        model=model,
+        prompt_tokens=tokens_in,
+        completion_tokens=tokens_out,
+        cost_usd=cost,
+        attempts=1,
+    )
 
 
 def screened(case_id: str, score: float, tokens: tuple[int, int], cost: float) -> CaseResult:
-    return CaseResult(id=case_id, status=CaseStatus.OK, rubric_hash="h", score=score,
-                      passed=score >= 3, tier=Tier.SCREEN,
-                      judgements=[call("cheap", *tokens, cost)])  # fmt: skip
+    return CaseResult(
+        id=case_id,
+        status=CaseStatus.OK,
+        rubric_hash="h",
+        score=score,
+        passed=score >= 3,
+        tier=Tier.SCREEN,
+        judgements=[call("cheap", *tokens, cost)],
+    )
 
 
 def escalated(case_id: str, screen_score: float, strong_score: float) -> CaseResult:
     screen = screened(case_id, screen_score, (150, 15), 0.0001).model_copy(update={"tier": None})
-    return CaseResult(id=case_id, status=CaseStatus.OK, rubric_hash="h", score=strong_score,
-                      passed=strong_score >= 3, tier=Tier.STRONG, screen=screen,
-                      judgements=[call("strong", 160, 12, 0.5)])  # fmt: skip
+    return CaseResult(
+        id=case_id,
+        status=CaseStatus.OK,
+        rubric_hash="h",
+        score=strong_score,
+        passed=strong_score >= 3,
+        tier=Tier.STRONG,
+        screen=screen,
+        judgements=[call("strong", 160, 12, 0.5)],
+    )
 
 
 @pytest.fixture
@@ -47,8 +65,9 @@ def results() -> list[CaseResult]:
 
 
 def summarize(results: list[CaseResult], rubric: Rubric, **prices: Price | None):
-    return summarize_cascade(results, screen="cheap", judges=list(prices), rule="failed",
-                             rubric=rubric, prices=prices)  # fmt: skip
+    return summarize_cascade(
+        results, screen="cheap", judges=list(prices), rule="failed", rubric=rubric, prices=prices
+    )
 
 
 def test_all_strong_estimate_is_the_token_arithmetic(results, pointwise_rubric):
@@ -79,7 +98,11 @@ def test_tiers_count_cases_calls_and_tokens(results, pointwise_rubric):
     s = summarize(results, pointwise_rubric, strong=STRONG)
     screen, strong = s.tiers["screen"], s.tiers["strong"]
     assert (screen.decided, screen.calls, screen.prompt_tokens, screen.completion_tokens) == (
-        2, 4, 100 + 200 + 150 + 150, 10 + 20 + 15 + 15)  # fmt: skip
+        2,
+        4,
+        100 + 200 + 150 + 150,
+        10 + 20 + 15 + 15,
+    )
     assert (strong.decided, strong.calls, strong.prompt_tokens) == (2, 2, 320)
     assert (s.n_cases, s.escalated, s.escalated_share) == (4, 2, 0.5)
     assert s.escalated_share_ci == pytest.approx(wilson_interval(2, 4))
@@ -98,13 +121,20 @@ def test_agreement_leaves_out_escalated_cases_where_a_tier_failed(results, point
 
 
 def test_pairwise_agreement_is_on_the_winner():
-    rubric = parse_rubric("name: pw\nkind: pairwise\nprompt:\n  user: '{output_a} {output_b}'\n",
-                          source="pw.yaml")  # fmt: skip
+    rubric = parse_rubric(
+        "name: pw\nkind: pairwise\nprompt:\n  user: '{output_a} {output_b}'\n", source="pw.yaml"
+    )
 
     def pair(case_id: str, screen: Winner, strong: Winner) -> CaseResult:
         first = CaseResult(id=case_id, status=CaseStatus.OK, rubric_hash="h", winner=screen)
-        return CaseResult(id=case_id, status=CaseStatus.OK, rubric_hash="h", winner=strong,
-                          tier=Tier.STRONG, screen=first)  # fmt: skip
+        return CaseResult(
+            id=case_id,
+            status=CaseStatus.OK,
+            rubric_hash="h",
+            winner=strong,
+            tier=Tier.STRONG,
+            screen=first,
+        )
 
     rows = [pair("x", Winner.TIE, Winner.NEW), pair("y", Winner.NEW, Winner.NEW)]
     a = summarize(rows, rubric, strong=STRONG).agreement
@@ -112,7 +142,7 @@ def test_pairwise_agreement_is_on_the_winner():
 
 
 def cascade_report(results: list[CaseResult], rubric: Rubric, cascade) -> str:
-    summary = summarize_pointwise(results, rubric=rubric, models=["strong"], command="score")
+    summary = summarize_score(results, rubric=rubric, models=["strong"])
     summary.cascade = cascade
     return render_markdown(summary)
 

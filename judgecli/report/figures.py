@@ -1,0 +1,255 @@
+"""report.html's charts of each command's numbers, each in a <figure> with its caption.
+Values and intervals are labelled exactly as the report's tables print them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import assert_never
+
+from judgecli.report import charts, svg
+from judgecli.report.cells import NA, fmt, fmt_ci, fmt_pct
+from judgecli.report.html_cases import esc
+from judgecli.report.svg import Bar
+from judgecli.result import CaseResult, CaseStatus
+from judgecli.stats.intervals import Interval, too_few
+from judgecli.summary.calibrate import CalibrateSummary
+from judgecli.summary.facts import GateMetric
+from judgecli.summary.pairwise import PairwiseSummary
+from judgecli.summary.refine import RefineSummary
+from judgecli.summary.run import RunSummary
+from judgecli.summary.score import ScoreNumbers, ScoreSummary
+
+
+def command_figures(s: RunSummary, results: Sequence[CaseResult]) -> list[str]:
+    """The charts of the run's command (refine's are score's: its final answers)."""
+    match s:
+        case ScoreSummary() | RefineSummary():
+            return score_figures(s, results)
+        case PairwiseSummary():
+            return pairwise_figures(s, results)
+        case CalibrateSummary():
+            return calibrate_figures(s)
+        case _:
+            assert_never(s)
+
+
+def figure(chart: str, caption: str) -> str:
+    """A chart with its caption."""
+    return f"<figure>{chart}<figcaption>{esc(caption)}</figcaption></figure>"
+
+
+def bar(
+    label: str, value: float | None, ci: Interval | None, *, pct: bool, n: int | None = None
+) -> Bar:
+    """A chart row labelled exactly as the report prints the value and its interval; a group
+    of `n` < TOO_FEW cases is drawn (interval and all) but marked too few to tell.
+    """
+    low, high = ci if ci is not None else (None, None)
+    text = (fmt_pct if pct else fmt)(value)
+    if (interval := fmt_ci(ci, pct=pct)) != NA:
+        text += f" {interval}"
+    return Bar(label, value, low, high, text=text, too_few=n is not None and too_few(n))
+
+
+def category_bars(s: ScoreNumbers | PairwiseSummary, field: str, *, pct: bool) -> list[Bar]:
+    """One row per category: its `field` (pass_rate, mean, win_rate) and `field`_ci."""
+    return [
+        bar(f"{name} (n={c.n})", getattr(c, field), getattr(c, f"{field}_ci"), pct=pct, n=c.n)
+        for name, c in s.by_category.items()
+        if getattr(c, field) is not None
+    ]
+
+
+def scale_of(counts: dict[str, int] | None) -> tuple[float, float] | None:
+    """The score scale, from the distribution's bins ("1".."4" or "0.00–0.20".."0.80–1.00")."""
+    keys = list(counts or {})
+    try:
+        return (float(keys[0].split("–")[0]), float(keys[-1].split("–")[-1])) if keys else None
+    except ValueError:
+        return None
+
+
+def score_figures(s: ScoreNumbers, results: Sequence[CaseResult]) -> list[str]:
+    """Score distribution (overall, per criterion), choices, pass rate, category means."""
+    out = []
+    scale = scale_of(s.distribution)
+    if s.distribution:
+        chart = svg.histogram(s.distribution, title="score distribution")
+        out.append(
+            figure(
+                chart,
+                f"Scores of the {s.n_ok} graded cases; mean {fmt(s.mean)} {fmt_ci(s.mean_ci)}.",
+            )
+        )
+    ok = [r for r in results if r.status is CaseStatus.OK]
+    for name, c in s.criteria.items():
+        values = [r.criteria[name] for r in ok if name in r.criteria]
+        if values:
+            counts = {f"{v:g}": n for v, n in sorted(Counter(values).items())}
+            chart = svg.histogram(counts, title=f"{name}: score distribution")
+            out.append(figure(chart, f"{name}: mean {fmt(c.mean)} {fmt_ci(c.mean_ci)}."))
+    if s.choices:
+        bars = [Bar(choice, float(n), text=str(n)) for choice, n in s.choices.items()]
+        out.append(figure(svg.bar_chart(bars, title="choices"), "Cases per verdict."))
+    if s.pass_rate is not None:
+        rows = [
+            bar("all cases", s.pass_rate, s.pass_rate_ci, pct=True),
+            *category_bars(s, "pass_rate", pct=True),
+        ]
+        chart = svg.bar_chart(rows, title="pass rate", domain=(0.0, 1.0), tick_format=svg.percent)
+        out.append(
+            figure(chart, "Pass rate with its 95% Wilson interval, overall and by category.")
+        )
+    if (means := category_bars(s, "mean", pct=False)) and s.mean is not None:
+        top = max(b.high if b.high is not None else b.value or 0.0 for b in means)
+        chart = charts.forest_plot(
+            [bar("all cases", s.mean, s.mean_ci, pct=False, n=s.n_ok), *means],
+            title="mean score by category",
+            reference=s.mean,
+            reference_label=f"mean {fmt(s.mean)}",
+            domain=scale or (0.0, max(top, 1.0)),
+            tick_format=svg.general,
+        )
+        out.append(
+            figure(
+                chart,
+                "Mean score per category with its 95% t interval; the "
+                "dashed line is the overall mean. Grey: fewer than 10 cases, "
+                "or no spread in the scores (no interval), so no "
+                "verdict.",
+            )
+        )
+    return out
+
+
+def gate_line(s: RunSummary) -> tuple[float, str]:
+    """The win-rate bar the gate checks, else 50% (no preference)."""
+    for check in s.gate.checks if s.gate else []:
+        if check.metric is GateMetric.WIN_RATE:
+            return check.threshold, f"gate {check.threshold:.0%}"
+    return 0.5, "50%"
+
+
+def pairwise_figures(s: PairwiseSummary, results: Sequence[CaseResult]) -> list[str]:
+    """Wins/ties/losses, win rate by category and judge against the gate, biases, length."""
+    stack = charts.stacked_bar(
+        [
+            charts.Segment("NEW wins", s.wins or 0, "new"),
+            charts.Segment("ties", s.ties or 0, "tie"),
+            charts.Segment("OLD wins", s.losses or 0, "old"),
+        ],
+        title="wins, ties and losses of NEW",
+    )
+    left_out = f"; {s.dropped} dropped as inconsistent" if s.dropped else ""
+    left_out += f"; {s.n_failed} failed" if s.n_failed else ""
+    out = [figure(stack, f"Decided cases from NEW's side{left_out}.")]
+    threshold, label = gate_line(s)
+    decided = (s.wins or 0) + (s.losses or 0) + (s.ties or 0)
+    rows = [
+        bar("all cases", s.win_rate, s.win_rate_ci, pct=True, n=decided),
+        *category_bars(s, "win_rate", pct=True),
+    ]
+    chart = charts.forest_plot(
+        rows, title="win rate of NEW", reference=threshold, reference_label=label
+    )
+    out.append(
+        figure(
+            chart,
+            "Win rate of NEW (ties count half) with its 95% interval: "
+            "bootstrap for all cases, Wilson per category; dashed: "
+            f"{label}. Green: the whole interval is above it, red: below, "
+            "amber: not yet distinguishable, grey: fewer than 10 cases "
+            "(too few to tell).",
+        )
+    )
+    if s.judges:
+        rows = [
+            bar(m, j.win_rate, j.win_rate_ci, pct=True, n=j.wins + j.losses + j.ties)
+            for m, j in s.judges.items()
+        ]
+        chart = charts.forest_plot(
+            rows, title="win rate by judge", reference=threshold, reference_label=label
+        )
+        out.append(figure(chart, "Each judge of the panel on its own."))
+    biases = [
+        bar("position consistency", s.consistency, s.consistency_ci, pct=True),
+        bar("first-position (A) preference", s.first_position_rate, None, pct=True),
+    ]
+    if s.length is not None:
+        biases.append(bar("longer answer wins", s.length.longer_wins_rate, None, pct=True))
+    chart = svg.bar_chart(
+        biases,
+        title="judge biases",
+        domain=(0.0, 1.0),
+        reference=0.5,
+        reference_label="50%",
+        tick_format=svg.percent,
+    )
+    out.append(
+        figure(
+            chart,
+            "Consistency: share of pairs whose two orders agreed. At 50% "
+            "the judge has no preference for position A or the longer "
+            "answer.",
+        )
+    )
+    points = [
+        (float(r.lengths["new"] - r.lengths["old"]), r.winner.value)
+        for r in results
+        if r.winner is not None and {"old", "new"} <= r.lengths.keys()
+    ]
+    if points:
+        chart = charts.scatter(
+            points,
+            title="length difference by verdict",
+            lanes=[("new", "NEW won"), ("tie", "tie"), ("old", "OLD won")],
+            x_label="characters of NEW − characters of OLD",
+        )
+        longer = fmt_pct(s.length.longer_wins_rate if s.length else None)
+        out.append(
+            figure(
+                chart,
+                f"One dot per case. The longer answer won {longer} of the "
+                "decided cases whose lengths differ.",
+            )
+        )
+    return out
+
+
+def calibrate_figures(s: CalibrateSummary) -> list[str]:
+    """Confusion matrix, reliability diagram, F1 per class."""
+    out = []
+    if s.confusion is not None:
+        labels = s.confusion.labels
+        chart = charts.heat_map(
+            labels,
+            labels,
+            s.confusion.matrix,
+            title="confusion matrix",
+            row_title="human",
+            column_title="judge",
+        )
+        out.append(
+            figure(
+                chart,
+                f"Rows: human label, columns: judge verdict, over {s.n_labels} (case, label) "
+                f"pairs; the diagonal (outlined) is agreement, accuracy {fmt_pct(s.accuracy)}.",
+            )
+        )
+    if s.reliability:
+        chart = charts.reliability_diagram(s.reliability, title="reliability diagram")
+        out.append(
+            figure(
+                chart,
+                "Accuracy per bin of stated confidence (count above each bin); on the dashed "
+                f"diagonal the judge is calibrated. ECE {fmt(s.ece, 3)}, Brier "
+                f"{fmt(s.brier, 3)}.",
+            )
+        )
+    if s.per_class:
+        bars = [Bar(str(k), c.f1, text=fmt(c.f1)) for k, c in s.per_class.items()]
+        chart = svg.bar_chart(bars, title="F1 per class", domain=(0.0, 1.0))
+        out.append(figure(chart, f"Macro F1 {fmt(s.macro_f1)}."))
+    return out

@@ -1,0 +1,290 @@
+"""What every summary.json says, whatever the command: what ran (the head: command, rubric,
+judges, case counts, usage) and how the run ended (the tail: failures, warnings, the gate's
+verdict, a cascade's tiers, why it is incomplete). The numbers of each command are declared
+beside its summariser (`summary.score`, `.pairwise`, `.calibrate`, `.refine`); `summary.run`
+joins them into the discriminated union `RunSummary`.
+
+summary.json's keys are written in field order, and the order is part of the file (users
+diff summaries). A command's first numbers come between the head and the tail, the numbers
+it gained later after the tail. Pydantic lays fields out base-first along the MRO, so
+`class PairwiseSummary(SummaryTail, PairwiseNumbers)` with `PairwiseNumbers(SummaryHead)`
+gives head, pairwise numbers, tail, then PairwiseSummary's own fields.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+from judgecli.result import CaseResult, CaseStatus, natural_key
+from judgecli.rubric import Rubric
+from judgecli.stats.intervals import Interval
+from judgecli.usage import COST_DIGITS, Tokens
+
+# How many failed cases the summary lists by id (the rest are in results.jsonl).
+FAILURES_LISTED = 20
+
+
+class Command(StrEnum):
+    """The command a summary is of: summary.json's `command`, which picks its model."""
+
+    SCORE = "score"
+    PAIRWISE = "pairwise"
+    CALIBRATE = "calibrate"
+    REFINE = "refine"
+
+
+class Part(BaseModel):
+    """A piece of summary.json: its keys are its fields and no others.
+
+    A misspelt key in the code that builds one is an error, not a number silently missing.
+    Reading a file is lenient: `summary.run.parse_summary` ignores keys a newer judge added.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Record(Part):
+    """A nested object written as it was computed: the fields that were set, each with its
+    value, null included. Unlike the summary's own keys (None is left out), a null here says
+    "computed, no value" (a κ of one class, a gate check with no data), and an absent key
+    "not computed for this kind of run". These objects were dicts before they were typed,
+    and the file keeps their shape.
+    """
+
+    @model_serializer(mode="wrap")
+    def keys_as_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The set fields in declaration order; the caller's exclude_none stops here."""
+        data: dict[str, Any] = handler(self)
+        return {
+            name: data.get(name)
+            for name in type(self).model_fields
+            if name in self.model_fields_set
+        }
+
+
+class Calls(Part):
+    """How many calls a run made: the keys of `usage` before its tokens, in a base of their
+    own so that they stay first (pydantic lays out base fields first).
+    """
+
+    calls: int = 0
+    cached: int = 0
+    retries: int = 0
+
+
+class Usage(Tokens, Calls):
+    """What the run's calls cost: calls, then tokens and cost (Tokens), then latency.
+    Extra keys are forbidden as in every Part (Tokens sets no config of its own).
+    """
+
+    latency_p50_s: float | None = None
+    latency_p95_s: float | None = None
+
+
+class CriterionSummary(Part):
+    """Mean of one criterion across cases."""
+
+    mean: float | None = None
+    mean_ci: Interval = (None, None)
+
+
+class CategorySummary(Part):
+    """The headline numbers for one value of the cases' `category` (score: mean and pass
+    rate; pairwise: win rate and the tally).
+    """
+
+    n: int
+    mean: float | None = None
+    mean_ci: Interval | None = None
+    pass_rate: float | None = None
+    pass_rate_ci: Interval | None = None
+    win_rate: float | None = None
+    win_rate_ci: Interval | None = None
+    wins: int | None = None
+    losses: int | None = None
+    ties: int | None = None
+
+
+class TierCalls(Part):
+    """The keys of a cascade tier before its tokens, in a base of their own so that they
+    stay first (pydantic lays out base fields first).
+    """
+
+    decided: int = 0
+    """Cases whose verdict is this tier's."""
+    calls: int = 0
+
+
+class TierUsage(Tokens, TierCalls):
+    """What one tier of a cascade decided and cost (tokens and cost from Tokens)."""
+
+
+class ScreenAgreement(Part):
+    """Escalated cases where both tiers gave a verdict: how often the screen's verdict was
+    the strong judge's.
+    """
+
+    on: str
+    """What is compared: pass/fail, score, choice or winner."""
+    n: int = 0
+    agreed: int = 0
+    rate: float | None = None
+    rate_ci: Interval = (None, None)
+    """Wilson 95% interval."""
+    mean_abs_score_diff: float | None = None
+    """Pointwise: mean |screen score - strong score|."""
+
+
+class CascadeSummary(Part):
+    """A --screen run: how many cases escalated, what each tier cost, what it saved."""
+
+    screen: str
+    judges: list[str]
+    """The strong tier."""
+    rule: str
+    """The --escalate rule as run (the default spelled out)."""
+    n_cases: int
+    escalated: int
+    escalated_share: float | None = None
+    escalated_share_ci: Interval = (None, None)
+    tiers: dict[str, TierUsage]
+    """"screen" and "strong"."""
+    cost_usd: float
+    """Both tiers together: what the run paid."""
+    all_strong_cost_usd: float | None = None
+    """Estimate: every case judged by the strong tier (its real cost on the escalated cases;
+    the screen's token counts at the strong judges' prices on the others)."""
+    saved_usd: float | None = None
+    saved_share: float | None = None
+    unpriced: list[str] = Field(default_factory=list)
+    """Strong judges without a known price (no estimate is made then)."""
+    agreement: ScreenAgreement
+
+
+class FailedCase(Part):
+    """A case that got no verdict, and why."""
+
+    id: str
+    error: str
+
+
+class GateOn(StrEnum):
+    """Which number of an estimate the gate compares."""
+
+    POINT = "point"
+    LOWER_BOUND = "lower-bound"
+
+
+class GateMetric(StrEnum):
+    """A number a gate can check: its summary key."""
+
+    WIN_RATE = "win_rate"
+    LOSS_RATE = "loss_rate"
+    CONSISTENCY = "consistency"
+    COHEN_KAPPA = "cohen_kappa"
+    WEIGHTED_KAPPA = "weighted_kappa"
+    ACCURACY = "accuracy"
+
+
+class GateCheck(Record):
+    """One threshold against its number."""
+
+    metric: GateMetric
+    threshold: float
+    value: float | None
+    """The number compared (point estimate or interval bound, per `on`); None = no data."""
+    point: float | None
+    interval: Interval | None
+    on: GateOn
+    passed: bool
+    minimum: bool
+    """True for a floor (min_*), False for a ceiling (max_*)."""
+
+
+class GateResult(Record):
+    """The gate's verdict. `metric`/`threshold`/`value` describe the first check."""
+
+    passed: bool
+    metric: GateMetric
+    threshold: float
+    value: float | None
+    on: GateOn
+    checks: list[GateCheck]
+    cases_needed: int | None = None
+    """When the win rate's point estimate passes but its lower bound does not: how many
+    cases in all, at the observed rate, would make the lower bound pass too."""
+
+
+class SummaryHead(Part):
+    """The keys every summary starts with: what ran, how many cases ended how, what it cost."""
+
+    command: Command
+    rubric: str
+    rubric_version: int | str
+    rubric_hash: str
+    models: list[str]
+    n_cases: int
+    n_ok: int
+    n_failed: int
+    usage: Usage
+
+
+class SummaryTail(Part):
+    """The keys every summary has after its command's first numbers: how the run ended."""
+
+    failures: list[FailedCase] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    gate: GateResult | None = None
+    """The gate's verdict when a threshold was given (pairwise, calibrate, `judge gate`)."""
+    cascade: CascadeSummary | None = None
+    """A --screen run's tiers (score, pairwise)."""
+    incomplete: str | None = None
+    """Why the run's numbers cannot stand for a verdict (e.g. "the judge could not grade 24
+    of 30 cases"): the run then exits 3 and its gate is not evaluated."""
+
+
+def usage_of(results: list[CaseResult]) -> Usage:
+    """Sum the calls, tokens and cost of every judgement; latency percentiles over calls."""
+    usage = Usage()
+    latencies: list[float] = []
+    for result in results:
+        for j in result.all_judgements:
+            usage.calls += j.attempts
+            usage.retries += j.retries
+            usage.cached += j.cached
+            usage.add_tokens(j)
+            if j.attempts and not j.cached:
+                latencies.append(j.latency_s / j.attempts)
+    if latencies:
+        p50, p95 = np.percentile(np.asarray(latencies), [50, 95])
+        usage.latency_p50_s, usage.latency_p95_s = float(p50), float(p95)
+    usage.cost_usd = round(usage.cost_usd, COST_DIGITS)
+    return usage
+
+
+def run_facts(
+    rows: list[CaseResult], *, rubric: Rubric | None, models: list[str]
+) -> dict[str, Any]:
+    """The head's fields but `command` (each summary's own), and the failures: keyword
+    arguments for a summary model. Without a rubric (calibrating a results file) its fields
+    are left for the caller.
+    """
+    failed = [r for r in rows if r.status is CaseStatus.FAILED]
+    return {
+        "rubric": rubric.name if rubric else "",
+        "rubric_version": rubric.version if rubric else "",
+        "rubric_hash": rubric.content_hash if rubric else "",
+        "models": models,
+        "n_cases": len(rows),
+        "n_ok": len(rows) - len(failed),
+        "n_failed": len(failed),
+        "usage": usage_of(rows),
+        "failures": [
+            FailedCase(id=r.id, error=r.error or "")
+            for r in sorted(failed, key=lambda r: natural_key(r.id))[:FAILURES_LISTED]
+        ],
+    }
