@@ -28,21 +28,42 @@ def judge_pairwise(api_base: str, out: Path) -> None:
     # The simulator takes any key; LiteLLM's openai/ route only insists that one is set.
     env = {**os.environ, "OPENAI_API_KEY": "sk-docs-simulator"}
     args = [
-        str(judge), "pairwise", str(datasets / "old.jsonl"), str(datasets / "new.jsonl"),
-        "--rubric", "pairwise", "--model", "openai/sim", "--api-base", api_base,
-        "--min-win-rate", "0.55", "--no-cache", "--quiet", "--out", str(out),
-    ]  # fmt: skip
+        str(judge),
+        "pairwise",
+        str(datasets / "old.jsonl"),
+        str(datasets / "new.jsonl"),
+        "--rubric",
+        "pairwise",
+        "--model",
+        "openai/sim",
+        "--api-base",
+        api_base,
+        "--min-win-rate",
+        "0.55",
+        "--no-cache",
+        "--quiet",
+        "--out",
+        str(out),
+    ]
     subprocess.run(args, env=env, check=True, timeout=600)
 
 
 def screenshot(chromium: str, page: Path, png: Path, profile: Path) -> None:
     """Render `page` headless; a profile of its own keeps the user's browser state out."""
     args = [
-        chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-        "--disable-background-networking", "--disable-component-update", "--no-first-run",
-        f"--user-data-dir={profile}", f"--window-size={WINDOW}", f"--screenshot={png}",
+        chromium,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        f"--window-size={WINDOW}",
+        f"--screenshot={png}",
         page.as_uri(),
-    ]  # fmt: skip
+    ]
     subprocess.run(args, check=True, timeout=300, capture_output=True)
 
 

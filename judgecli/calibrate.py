@@ -206,8 +206,12 @@ def labelled_cases(
     """The cases to judge: from `--cases` (only the labelled ids), else the labels file."""
     if cases_path is None:
         return scan_labelled_cases(labels_path, requires=rubric.requires, field_map=field_map)
-    scan = scan_dataset(cases_path, requires=rubric.requires, field_map=field_map,
-                        only={label.id for label in labels})  # fmt: skip
+    scan = scan_dataset(
+        cases_path,
+        requires=rubric.requires,
+        field_map=field_map,
+        only={label.id for label in labels},
+    )
     if not scan.lines:
         check_labels_match(labels, dataset_ids(cases_path, field_map), labels_path, cases_path)
     return scan
@@ -225,8 +229,14 @@ def labelled_pairs(
     file only is left out, as it has no verdict to compare).
     """
     check_labels_match(labels, dataset_ids(old, field_map), labels_path, old)
-    return scan_pairs(old, new, requires=rubric.requires, field_map=field_map,
-                      allow_partial=True, only={label.id for label in labels})  # fmt: skip
+    return scan_pairs(
+        old,
+        new,
+        requires=rubric.requires,
+        field_map=field_map,
+        allow_partial=True,
+        only={label.id for label in labels},
+    )
 
 
 def check_labels_match(
@@ -241,13 +251,17 @@ def check_labels_match(
         return
     label_ids = sorted({label.id for label in labels})
     raise DatasetError(
-        labels_path, None, f"none of the {len(labels)} labels match a case id of {cases_path} "
+        labels_path,
+        None,
+        f"none of the {len(labels)} labels match a case id of {cases_path} "
         f"(labels: {named(label_ids)}; cases: {named(sorted(known)) or 'none'})",
         hint='labels are joined to cases on "id": pass the labels of these cases',
-    )  # fmt: skip
+    )
 
 
 def dataset_ids(path: Path, field_map: dict[str, str]) -> list[str]:
     """The case ids of a dataset, in file order."""
-    return [parse_case(path, number, text, field_map=field_map, requires=[]).id
-            for number, _, text in iter_lines(path)]  # fmt: skip
+    return [
+        parse_case(path, number, text, field_map=field_map, requires=[]).id
+        for number, _, text in iter_lines(path)
+    ]

@@ -75,9 +75,13 @@ def summarize_tiers(
     if cascade is None:
         return None
     return summarize_cascade(
-        results, screen=cascade.screen, judges=config.model_names, rule=cascade.rule.text,
-        rubric=cascade.screen_plan.rubric, prices=strong_prices(config.models),
-    )  # fmt: skip
+        results,
+        screen=cascade.screen,
+        judges=config.model_names,
+        rule=cascade.rule.text,
+        rubric=cascade.screen_plan.rubric,
+        prices=strong_prices(config.models),
+    )
 
 
 def strong_prices(models: list[ModelSettings]) -> dict[str, Price | None]:

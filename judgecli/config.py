@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import math
 import os
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
@@ -326,18 +325,6 @@ def step_summary_path() -> Path | None:
     """$GITHUB_STEP_SUMMARY: where GitHub Actions shows a job's markdown summary."""
     value = os.environ.get("GITHUB_STEP_SUMMARY")
     return Path(value) if value else None
-
-
-E = TypeVar("E", bound=StrEnum)
-
-
-def parse_choice(choices: type[E], value: str, flag: str) -> E:
-    """A flag's value as one of an enum's values, or a ConfigError listing them."""
-    try:
-        return choices(value.strip().lower())
-    except ValueError:
-        allowed = ", ".join(c.value for c in choices)
-        raise ConfigError(f"{flag} {value!r} is not one of: {allowed}") from None
 
 
 def cache_dir() -> Path:

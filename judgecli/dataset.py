@@ -166,16 +166,19 @@ def parse_case(
         key = field_map.get(name, name)
         if name not in values:
             raise DatasetError(
-                path, number, f'missing required field "{key}"',
+                path,
+                number,
+                f'missing required field "{key}"',
                 hint=f"the rubric requires {requires}; "
                 f"use --field {name}=COLUMN to map another name",
-            )  # fmt: skip
+            )
         if values[name] is None:
             raise DatasetError(
-                path, number, f'"{key}" is null',
-                hint=f'write "" for an empty {name} (it is judged as given), '
-                "or drop the case",
-            )  # fmt: skip
+                path,
+                number,
+                f'"{key}" is null',
+                hint=f'write "" for an empty {name} (it is judged as given), or drop the case',
+            )
     return Case(id=str(case_id), metadata=obj, line=number, **values)
 
 
@@ -373,9 +376,11 @@ def scan_labelled_cases(
         fields = ("input", "output", "reference", "context")
         if seen is not case and any(getattr(seen, f) != getattr(case, f) for f in fields):
             raise DatasetError(
-                path, number, f"id {case.id!r} has other case fields than on line {seen.line}",
+                path,
+                number,
+                f"id {case.id!r} has other case fields than on line {seen.line}",
                 hint="every label line of a case must carry the same input and output",
-            )  # fmt: skip
+            )
     if not first:
         raise DatasetError(path, None, "no cases (the file is empty)")
     lines = sorted(c.line for c in first.values())

@@ -64,35 +64,59 @@ class VariableType(StrEnum):
     WINNER = "old/new/tie"
 
 
-VARIABLES: Final[Mapping[str, VariableType]] = MappingProxyType({
-    "failed": VariableType.BOOLEAN, "score": VariableType.NUMBER,
-    "confidence": VariableType.NUMBER, "consistent": VariableType.BOOLEAN,
-    "passed": VariableType.BOOLEAN, "winner": VariableType.WINNER,
-})  # fmt: skip
+VARIABLES: Final[Mapping[str, VariableType]] = MappingProxyType(
+    {
+        "failed": VariableType.BOOLEAN,
+        "score": VariableType.NUMBER,
+        "confidence": VariableType.NUMBER,
+        "consistent": VariableType.BOOLEAN,
+        "passed": VariableType.BOOLEAN,
+        "winner": VariableType.WINNER,
+    }
+)
 """Every variable a rule may name, with its type (meanings in the module docstring)."""
 
 FLAG: Final = "--escalate"
 MAX_DEPTH: Final = 32
 """Deepest nesting of `not` and parentheses: keeps parsing off Python's recursion limit."""
 _EXAMPLES: Final = {
-    "failed": "failed or confidence < 0.8", "score": "score in [2, 3]",
-    "confidence": "confidence < 0.8", "consistent": "failed or not consistent",
-    "passed": "not passed", "winner": "winner == tie", "": "confidence < 0.8 or score in [2, 3]",
-}  # fmt: skip
+    "failed": "failed or confidence < 0.8",
+    "score": "score in [2, 3]",
+    "confidence": "confidence < 0.8",
+    "consistent": "failed or not consistent",
+    "passed": "not passed",
+    "winner": "winner == tie",
+    "": "confidence < 0.8 or score in [2, 3]",
+}
 _VALUES: Final[dict[VariableType, dict[str, bool | Winner]]] = {
     VariableType.BOOLEAN: {"true": True, "false": False},
     VariableType.WINNER: {w.value: w for w in Winner},
 }
-_KEYWORDS: Final = {"and", "or", "not", "in", *_VALUES[VariableType.BOOLEAN],
-                    *_VALUES[VariableType.WINNER]}  # fmt: skip
+_KEYWORDS: Final = {
+    "and",
+    "or",
+    "not",
+    "in",
+    *_VALUES[VariableType.BOOLEAN],
+    *_VALUES[VariableType.WINNER],
+}
 _COMPARE: Final[dict[str, Callable[[Any, Any], Any]]] = {
-    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-    "==": operator.eq, "!=": operator.ne,
-}  # fmt: skip
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 # Habits from other languages, and what to write instead.
 _UNQUOTED: Final = "write values without quotes"
-_CHAR_ADVICE: Final = {"!": "write 'not' (or '!=')", "&": "write 'and'", "|": "write 'or'",
-                       '"': _UNQUOTED, "'": _UNQUOTED}  # fmt: skip
+_CHAR_ADVICE: Final = {
+    "!": "write 'not' (or '!=')",
+    "&": "write 'and'",
+    "|": "write 'or'",
+    '"': _UNQUOTED,
+    "'": _UNQUOTED,
+}
 _TOKEN: Final = re.compile(
     r"(?P<number>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?P<junk>[\w.]*))"
     r"|(?P<name>[A-Za-z_]\w*)|(?P<op>[<>=!]=|[<>=])|(?P<punct>[()\[\],])",
@@ -167,8 +191,10 @@ class _Token(NamedTuple):
 def _fail(text: str, problem: str, column: int, name: str = "") -> NoReturn:
     # Control characters would break the one-line message; spaces keep the columns right.
     shown = "".join(ch if ch.isprintable() else " " for ch in text)
-    raise ConfigError(f'{FLAG} "{shown}": {problem} (column {column})',
-                      hint=f'for example: {FLAG} "{_EXAMPLES[name]}"')  # fmt: skip
+    raise ConfigError(
+        f'{FLAG} "{shown}": {problem} (column {column})',
+        hint=f'for example: {FLAG} "{_EXAMPLES[name]}"',
+    )
 
 
 def _tokenize(text: str) -> list[_Token]:
@@ -180,8 +206,11 @@ def _tokenize(text: str) -> list[_Token]:
         match = _TOKEN.match(text, pos)
         if match is None:
             advice = _CHAR_ADVICE.get(text[pos])
-            _fail(text, f"unexpected character {text[pos]!r}" + (f"; {advice}" if advice else ""),
-                  pos + 1)  # fmt: skip
+            _fail(
+                text,
+                f"unexpected character {text[pos]!r}" + (f"; {advice}" if advice else ""),
+                pos + 1,
+            )
         if match["junk"]:  # `3abc`, `1.2.3`: not a number and a name
             _fail(text, f"malformed number '{match.group()}'", pos + 1)
         tokens.append(_Token(match.lastgroup or "", match.group(), pos + 1))
@@ -210,8 +239,10 @@ class _Parser:
         if token.text == ")":
             self.fail("unbalanced parentheses: no '(' opens this ')'", token)
         if token.kind != "end":
-            self.fail(f"unexpected '{token.text}' after a complete test; join tests with "
-                      "'and' or 'or'", token)  # fmt: skip
+            self.fail(
+                f"unexpected '{token.text}' after a complete test; join tests with 'and' or 'or'",
+                token,
+            )
         return part
 
     def peek(self, ahead: int = 0) -> _Token:
@@ -255,11 +286,15 @@ class _Parser:
         else:
             part, closing = self.parse_joined("or"), self.advance()
             if closing.kind == "end":
-                self.fail(f"unbalanced parentheses: the '(' at column {token.column} is never "
-                          "closed", closing)  # fmt: skip
+                self.fail(
+                    f"unbalanced parentheses: the '(' at column {token.column} is never closed",
+                    closing,
+                )
             if closing.text != ")":
-                self.fail(f"expected ')' to close the '(' at column {token.column}"
-                          f"{closing.found()}", closing)  # fmt: skip
+                self.fail(
+                    f"expected ')' to close the '(' at column {token.column}{closing.found()}",
+                    closing,
+                )
         self.depth -= 1
         return part
 
@@ -272,8 +307,10 @@ class _Parser:
         if kind is None:
             close = difflib.get_close_matches(name, VARIABLES, n=1)
             guess = f"did you mean '{close[0]}'? " if close else ""
-            self.fail(f"unknown variable '{token.text}'; {guess}known variables: "
-                      f"{', '.join(VARIABLES)}", token)  # fmt: skip
+            self.fail(
+                f"unknown variable '{token.text}'; {guess}known variables: {', '.join(VARIABLES)}",
+                token,
+            )
         self.names.add(name)
         following = self.peek()
         if following.kind == "op":
@@ -282,8 +319,11 @@ class _Parser:
             return self.parse_range(name, kind)
         if kind is VariableType.BOOLEAN:
             return _Part(name, 4, lambda f: getattr(f, name) is True)
-        self.fail(f"{name} is {kind} and needs a comparison, e.g. '{_EXAMPLES[name]}'"
-                  f"{following.found()}", following, name)  # fmt: skip
+        self.fail(
+            f"{name} is {kind} and needs a comparison, e.g. '{_EXAMPLES[name]}'{following.found()}",
+            following,
+            name,
+        )
 
     def parse_comparison(self, name: str, kind: VariableType) -> _Part:
         op_token, value_token = self.advance(), self.advance()
@@ -299,8 +339,12 @@ class _Parser:
         else:
             *others, last = _VALUES[kind]
             expected = f"{', '.join(others)} or {last}"
-            self.fail(f"{name} is {kind}: expected {expected} after '{op_token.text}'"
-                      f"{value_token.found()}", value_token, name)  # fmt: skip
+            self.fail(
+                f"{name} is {kind}: expected {expected} after '{op_token.text}'"
+                f"{value_token.found()}",
+                value_token,
+                name,
+            )
         compare = _COMPARE[op]
 
         def holds(facts: ScreenFacts) -> bool:
@@ -315,8 +359,7 @@ class _Parser:
             self.advance()
         in_token = self.advance()
         if kind is not VariableType.NUMBER:
-            self.fail(f"{name} is {kind}: 'in [low, high]' needs a number variable",
-                      in_token, name)  # fmt: skip
+            self.fail(f"{name} is {kind}: 'in [low, high]' needs a number variable", in_token, name)
         bracket = self.expect("[", "after 'in'", name)
         low = self.number(self.advance(), "after '['", name)
         self.expect(",", "between the two ends of the range", name)

@@ -59,9 +59,15 @@ class GradingPlan:
         """The plan of a run: its judges and sampling settings (plus, for pairwise runs,
         `flip` and `flip_policy`).
         """
-        return cls(rubric=rubric, models=config.model_names, temperature=config.temperature,
-                   max_tokens=config.max_tokens, max_retries=config.max_retries,
-                   seed=config.seed, **pairwise)  # fmt: skip
+        return cls(
+            rubric=rubric,
+            models=config.model_names,
+            temperature=config.temperature,
+            max_tokens=config.max_tokens,
+            max_retries=config.max_retries,
+            seed=config.seed,
+            **pairwise,
+        )
 
     @cached_property
     def response_format(self) -> dict[str, Any]:
@@ -252,8 +258,10 @@ async def grade_pairwise(client: JudgeClient, plan: GradingPlan, pair: Pair) -> 
     if failed:
         error = "; ".join(f"{j.model} ({j.order}): {j.error}" for j in failed)
         return CaseResult(status=CaseStatus.FAILED, error=error, **common)
-    verdicts = {model: reconcile_judge(plan, [j for j in judgements if j.model == model])
-                for model in plan.models}  # fmt: skip
+    verdicts = {
+        model: reconcile_judge(plan, [j for j in judgements if j.model == model])
+        for model in plan.models
+    }
     decided = [v.winner for v in verdicts.values() if v.winner is not None]
     return CaseResult(
         status=CaseStatus.OK,

@@ -54,8 +54,9 @@ class LabelSpace:
     def of(cls, rubric: Rubric) -> LabelSpace:
         """The label space a rubric defines."""
         scale = (rubric.scale.min, rubric.scale.max) if rubric.scale else None
-        return cls(kind=rubric.kind, choices=rubric.choices, passing=rubric.passing_choice,
-                   scale=scale)  # fmt: skip
+        return cls(
+            kind=rubric.kind, choices=rubric.choices, passing=rubric.passing_choice, scale=scale
+        )
 
 
 def parse_label_map(text: str | None) -> dict[str, str]:
@@ -66,8 +67,10 @@ def parse_label_map(text: str | None) -> dict[str, str]:
     for part in text.split(","):
         key, sep, value = part.partition("=")
         if not sep or not key.strip() or not value.strip():
-            raise ConfigError(f"--label-map {text!r}: {part!r} is not FROM=TO",
-                              hint="e.g. --label-map A=old,B=new,1=old,2=new")  # fmt: skip
+            raise ConfigError(
+                f"--label-map {text!r}: {part!r} is not FROM=TO",
+                hint="e.g. --label-map A=old,B=new,1=old,2=new",
+            )
         mapping[key.strip().casefold()] = value.strip()
     return mapping
 
@@ -144,8 +147,9 @@ def read_labels(
         if annotator is not None and not isinstance(annotator, str | int):
             raise DatasetError(path, number, '"annotator" must be a string')
         if code is not None:
-            raw = unblind(path, number, str(case_id), raw, code, key=key, space=space,
-                          label_map=label_map)  # fmt: skip
+            raw = unblind(
+                path, number, str(case_id), raw, code, key=key, space=space, label_map=label_map
+            )
         value = normalise(raw, space, label_map)
         if value is None:
             raise DatasetError(path, number, f"label {raw!r} is not {describe(space)}")
@@ -154,9 +158,11 @@ def read_labels(
         if pair in first:
             by = who or "the same (unnamed) annotator"
             raise DatasetError(
-                path, number, f"id {case_id!r} is labelled twice by {by} (first on line "
-                f"{first[pair]})", hint='add an "annotator" field to tell raters apart',
-            )  # fmt: skip
+                path,
+                number,
+                f"id {case_id!r} is labelled twice by {by} (first on line {first[pair]})",
+                hint='add an "annotator" field to tell raters apart',
+            )
         first[pair] = number
         labels.append(Label(id=str(case_id), value=value, annotator=who, line=number))
     if not labels:
@@ -182,28 +188,40 @@ def unblind(
     """A blind row's A/B/tie label as new/old/tie, through the key of its run."""
     if space.kind is not RubricKind.PAIRWISE:
         raise DatasetError(
-            path, number, f"a blind pairwise sheet, but the labels must be {describe(space)}",
+            path,
+            number,
+            f"a blind pairwise sheet, but the labels must be {describe(space)}",
             hint="calibrate it against the pairwise run it was exported from",
-        )  # fmt: skip
+        )
     if key is None:
         raise DatasetError(
-            path, number, "a blind pairwise sheet (A/B answers, a code per row): its labels "
+            path,
+            number,
+            "a blind pairwise sheet (A/B answers, a code per row): its labels "
             "are read through the key `judge review export` kept with the run",
             hint="pass --results RUN_DIR/results.jsonl of that run, or --key "
             "RUN_DIR/review-key.json",
-        )  # fmt: skip
+        )
     if label_map:
-        raise ConfigError("--label-map does not apply to a blind sheet: its key maps A and B",
-                          hint="drop --label-map")  # fmt: skip
+        raise ConfigError(
+            "--label-map does not apply to a blind sheet: its key maps A and B",
+            hint="drop --label-map",
+        )
     entry = key.codes.get(code)
     if entry is None:
-        raise DatasetError(path, number, f"code {code!r} is not in {key.path}",
-                           hint="the sheet comes from another run: use that run's key")  # fmt: skip
+        raise DatasetError(
+            path,
+            number,
+            f"code {code!r} is not in {key.path}",
+            hint="the sheet comes from another run: use that run's key",
+        )
     if entry.id != case_id:
         raise DatasetError(
-            path, number, f"code {code!r} is the code of id {entry.id!r}, not {case_id!r}",
+            path,
+            number,
+            f"code {code!r} is the code of id {entry.id!r}, not {case_id!r}",
             hint="keep the id and code columns as exported",
-        )  # fmt: skip
+        )
     said = raw.strip().casefold() if isinstance(raw, str) else None
     if said == Winner.TIE.value:
         return said
@@ -222,8 +240,12 @@ def blind_code(path: Path, number: int, fields: Mapping[str, Any], space: LabelS
         return None
     code = fields.get("code")
     if not isinstance(code, str) or not code.strip():
-        raise DatasetError(path, number, 'a blind pairwise sheet row without its "code"',
-                           hint="keep the code column as exported")  # fmt: skip
+        raise DatasetError(
+            path,
+            number,
+            'a blind pairwise sheet row without its "code"',
+            hint="keep the code column as exported",
+        )
     return code.strip()
 
 
@@ -259,9 +281,11 @@ def csv_rows(path: Path, space: LabelSpace, label_map: Mapping[str, str]) -> Ite
             labelled = [i for i, h in enumerate(header) if h == "label" or h.startswith("label (")]
             if "id" not in where or len(labelled) != 1:
                 raise DatasetError(
-                    path, 1, 'the header needs an "id" and one "label" column',
+                    path,
+                    1,
+                    'the header needs an "id" and one "label" column',
                     hint="hand back the sheet `judge review export` wrote",
-                )  # fmt: skip
+                )
             where["label"] = labelled[0]
             line = reader.line_num
             for cells in reader:
@@ -273,8 +297,12 @@ def csv_rows(path: Path, space: LabelSpace, label_map: Mapping[str, str]) -> Ite
                 code = blind_code(path, number, get, space) if raw != "" else None
                 yield number, get["id"], raw, get.get("annotator"), code
         except (csv.Error, UnicodeDecodeError) as err:
-            raise DatasetError(path, reader.line_num + 1, f"not a readable CSV sheet ({err})",
-                               hint="save the sheet as CSV (UTF-8)") from None  # fmt: skip
+            raise DatasetError(
+                path,
+                reader.line_num + 1,
+                f"not a readable CSV sheet ({err})",
+                hint="save the sheet as CSV (UTF-8)",
+            ) from None
 
 
 def number_or_text(raw: str, space: LabelSpace, label_map: Mapping[str, str]) -> Value:

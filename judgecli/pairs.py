@@ -159,18 +159,22 @@ def scan_pairs(
         raise DatasetError(old_path, None, "no cases (the file is empty)")
     if differing:
         raise DatasetError(
-            new_path, None, f"input differs from {old_path} for id {named(differing)}",
+            new_path,
+            None,
+            f"input differs from {old_path} for id {named(differing)}",
             hint="OLD and NEW must answer the same inputs; check that the files belong together",
-        )  # fmt: skip
+        )
     only_new = list(new_index)
     warnings = []
     if only_old or only_new:
         problem = unmatched(only_old, old_path, only_new, new_path)
         if not allow_partial:
             raise DatasetError(
-                new_path, None, f"the files do not have the same ids: {problem}",
+                new_path,
+                None,
+                f"the files do not have the same ids: {problem}",
                 hint="pass --allow-partial to judge only the ids in both files",
-            )  # fmt: skip
+            )
         warnings.append(f"--allow-partial: judging only the ids in both files; {problem}")
     pairs = selector.chosen(key=lambda p: p[0].line)
     if not pairs:
@@ -179,17 +183,25 @@ def scan_pairs(
     # Comparing a version with itself can only measure the judge's noise: say so, since the
     # run itself looks like any other (a win rate near 50%).
     if same_file(old_path, new_path):
-        warnings.append(f"OLD and NEW are the same file ({new_path}): the run compares a "
-                        "version with itself")  # fmt: skip
+        warnings.append(
+            f"OLD and NEW are the same file ({new_path}): the run compares a version with itself"
+        )
     elif same_output == total:
-        warnings.append(f"{old_path} and {new_path} have the same output for every id: the run "
-                        "compares a version with itself")  # fmt: skip
+        warnings.append(
+            f"{old_path} and {new_path} have the same output for every id: the run "
+            "compares a version with itself"
+        )
     warnings += old_empty.warnings(p[0].line for p in pairs)
     warnings += new_empty.warnings(p[1].line for p in pairs)
     return PairScan(
-        old_path=old_path, new_path=new_path, pairs=pairs, total=total, only_old=only_old,
-        only_new=only_new, warnings=warnings,
-    )  # fmt: skip
+        old_path=old_path,
+        new_path=new_path,
+        pairs=pairs,
+        total=total,
+        only_old=only_old,
+        only_new=only_new,
+        warnings=warnings,
+    )
 
 
 def iter_pairs(
@@ -199,11 +211,17 @@ def iter_pairs(
     field_map = field_map or {}
     for old_at, new_at in scan.pairs:
         old = parse_case(
-            scan.old_path, old_at.line, read_line_at(scan.old_path, old_at.line, old_at.offset),
-            field_map=field_map, requires=requires,
-        )  # fmt: skip
+            scan.old_path,
+            old_at.line,
+            read_line_at(scan.old_path, old_at.line, old_at.offset),
+            field_map=field_map,
+            requires=requires,
+        )
         new = parse_case(
-            scan.new_path, new_at.line, read_line_at(scan.new_path, new_at.line, new_at.offset),
-            field_map=field_map, requires=requires,
-        )  # fmt: skip
+            scan.new_path,
+            new_at.line,
+            read_line_at(scan.new_path, new_at.line, new_at.offset),
+            field_map=field_map,
+            requires=requires,
+        )
         yield Pair(old=old, new=new)

@@ -176,9 +176,12 @@ def preview_messages(rubric: Rubric, sample: Path | None) -> list[Message]:
         case = parse_case(sample, first[0], first[2], field_map={}, requires=[])
     else:
         case = Case(
-            id="sample", input="<the user's question>", output="<the answer to grade>",
-            reference="<the reference answer>", context=["<a retrieved passage>"],
-        )  # fmt: skip
+            id="sample",
+            input="<the user's question>",
+            output="<the answer to grade>",
+            reference="<the reference answer>",
+            context=["<a retrieved passage>"],
+        )
     if rubric.kind is RubricKind.PAIRWISE:
         other = case.model_copy(update={"output": "<the other answer>"})
         return build_pair_messages(rubric, case, other, old_first=True)

@@ -108,8 +108,9 @@ def check_template(template: str) -> None:
     try:
         names = [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
     except ValueError as err:
-        raise ConfigError(f"--feedback-template: {err}",
-                          hint="write {{ and }} for literal braces") from None  # fmt: skip
+        raise ConfigError(
+            f"--feedback-template: {err}", hint="write {{ and }} for literal braces"
+        ) from None
     unknown = [n for n in names if n not in TEMPLATE_FIELDS]
     if unknown:
         raise ConfigError(
@@ -117,8 +118,10 @@ def check_template(template: str) -> None:
             hint="write {{ and }} for literal braces",
         )
     if "feedback" not in names:
-        raise ConfigError("--feedback-template has no {feedback} placeholder",
-                          hint="the judge's feedback goes where {feedback} is")  # fmt: skip
+        raise ConfigError(
+            "--feedback-template has no {feedback} placeholder",
+            hint="the judge's feedback goes where {feedback} is",
+        )
 
 
 def render_feedback(template: str, *, answer: str, feedback: str) -> str:
@@ -131,18 +134,23 @@ def success_bar(rubric: Rubric, success_rating: float | None) -> float | None:
     decides (binary). ConfigError when there is no bar to reach.
     """
     if rubric.kind is RubricKind.PAIRWISE:
-        raise RubricError(f"rubric {rubric.name!r} is pairwise; refine grades one answer",
-                          hint="use a pointwise or binary rubric")  # fmt: skip
+        raise RubricError(
+            f"rubric {rubric.name!r} is pairwise; refine grades one answer",
+            hint="use a pointwise or binary rubric",
+        )
     if rubric.kind is RubricKind.BINARY:
         if success_rating is not None:
-            raise ConfigError("--success-rating needs a pointwise rubric",
-                              hint="a binary rubric's pass_choice is the bar")  # fmt: skip
+            raise ConfigError(
+                "--success-rating needs a pointwise rubric",
+                hint="a binary rubric's pass_choice is the bar",
+            )
         return None
     assert rubric.scale is not None
     bar = success_rating if success_rating is not None else rubric.pass_at
     if bar is None:
-        raise ConfigError(f"rubric {rubric.name!r} has no pass_at",
-                          hint="give the bar with --success-rating")  # fmt: skip
+        raise ConfigError(
+            f"rubric {rubric.name!r} has no pass_at", hint="give the bar with --success-rating"
+        )
     if not rubric.scale.min <= bar <= rubric.scale.max:
         raise ConfigError(
             f"--success-rating {bar:g} is outside the scale {rubric.scale.min:g}"
@@ -155,8 +163,10 @@ def self_preference_warning(generator: str, judges: list[str]) -> str | None:
     """A warning when the generator also judges (models tend to rate their own text higher)."""
     if generator not in judges:
         return None
-    return (f"{generator} both generates and judges: models tend to prefer their own answers "
-            "(self-preference); use a different --model to judge")  # fmt: skip
+    return (
+        f"{generator} both generates and judges: models tend to prefer their own answers "
+        "(self-preference); use a different --model to judge"
+    )
 
 
 def generator_messages(
@@ -169,8 +179,11 @@ def generator_messages(
     system = system if isinstance(system, str) else settings.system
     user = case.input or ""
     if previous is not None:
-        extra = render_feedback(settings.feedback_template, answer=previous.answer or "",
-                                feedback=previous.feedback or "")  # fmt: skip
+        extra = render_feedback(
+            settings.feedback_template,
+            answer=previous.answer or "",
+            feedback=previous.feedback or "",
+        )
         user = f"{user}\n\n{extra}"
     messages: list[Message] = [{"role": "system", "content": system}] if system else []
     return [*messages, {"role": "user", "content": user}]
@@ -202,26 +215,43 @@ async def generate(
 
 def feedback_of(judgements: list[Judgement]) -> str:
     """The judges' advice: each one's feedback, else its reasoning (labelled in a panel)."""
-    said = [(j.model, j.verdict.feedback or j.verdict.reasoning)
-            for j in judgements if j.verdict is not None]  # fmt: skip
+    said = [
+        (j.model, j.verdict.feedback or j.verdict.reasoning)
+        for j in judgements
+        if j.verdict is not None
+    ]
     if len(said) == 1:
         return said[0][1]
     return "\n".join(f"- {model}: {text}" for model, text in said)
 
 
 async def judge_answer(
-    client: JudgeClient, plan: GradingPlan, bar: float | None, case: Case, number: int,
-    answer: str, generation: Generation | None,
-) -> Attempt:  # fmt: skip
+    client: JudgeClient,
+    plan: GradingPlan,
+    bar: float | None,
+    case: Case,
+    number: int,
+    answer: str,
+    generation: Generation | None,
+) -> Attempt:
     """Grade one answer with the rubric; passed means it reached the bar."""
     graded = await grade_pointwise(client, plan, case.model_copy(update={"output": answer}))
-    common: dict[str, Any] = {"attempt": number, "answer": answer, "generation": generation,
-                              "judgements": graded.judgements}  # fmt: skip
+    common: dict[str, Any] = {
+        "attempt": number,
+        "answer": answer,
+        "generation": generation,
+        "judgements": graded.judgements,
+    }
     if graded.status is CaseStatus.FAILED:
         return Attempt(error=graded.error, **common)
     passed = graded.passed if bar is None else graded.score is not None and graded.score >= bar
-    return Attempt(score=graded.score, choice=graded.choice, passed=passed,
-                   feedback=feedback_of(graded.judgements), **common)  # fmt: skip
+    return Attempt(
+        score=graded.score,
+        choice=graded.choice,
+        passed=passed,
+        feedback=feedback_of(graded.judgements),
+        **common,
+    )
 
 
 async def refine_case(
@@ -253,14 +283,17 @@ def case_result(plan: GradingPlan, case: Case, attempts: list[Attempt]) -> CaseR
     """The results.jsonl line of a refined case: the last attempt's verdict, every attempt."""
     last = attempts[-1]
     common: dict[str, Any] = {
-        "id": case.id, "category": case.category, "rubric_hash": plan.rubric.content_hash,
+        "id": case.id,
+        "category": case.category,
+        "rubric_hash": plan.rubric.content_hash,
         "judgements": [j for a in attempts for j in a.judgements],
         "attempts": [a.model_dump(mode="json", exclude_none=True) for a in attempts],
-    }  # fmt: skip
+    }
     if last.error is not None:
         return CaseResult(status=CaseStatus.FAILED, error=last.error, **common)
-    return CaseResult(status=CaseStatus.OK, score=last.score, choice=last.choice,
-                      passed=last.passed, **common)  # fmt: skip
+    return CaseResult(
+        status=CaseStatus.OK, score=last.score, choice=last.choice, passed=last.passed, **common
+    )
 
 
 def attempts_of(result: CaseResult) -> list[Attempt]:
@@ -295,8 +328,11 @@ def answer_row(case: Case, result: CaseResult) -> dict[str, Any] | None:
         if (value := getattr(case, name)) is not None:
             row[name] = value
     generated = sum(1 for a in attempts if a.attempt > 0)
-    return row | {"passed": bool(result.passed), "attempts": generated,
-                  "outcome": "passed" if result.passed else "exhausted"}  # fmt: skip
+    return row | {
+        "passed": bool(result.passed),
+        "attempts": generated,
+        "outcome": "passed" if result.passed else "exhausted",
+    }
 
 
 def refine_job(

@@ -69,8 +69,10 @@ def parse_sample(text: str | None) -> SampleSize:
         return SampleSize(count=0)
     match = SIZE.match(text)
     if match is None or (not match.group(2) and "." in match.group(1)):
-        raise ConfigError(f"--sample {text!r} is not a count or a percentage",
-                          hint="e.g. --sample 50 or --sample 10%")  # fmt: skip
+        raise ConfigError(
+            f"--sample {text!r} is not a count or a percentage",
+            hint="e.g. --sample 50 or --sample 10%",
+        )
     if match.group(2):
         percent = float(match.group(1))
         if percent > 100:
@@ -259,8 +261,9 @@ class Blinding:
         """The row's code and key entry (the same for the same salt, seed and id). The code
         starts with a letter so that a spreadsheet keeps it as text (`1e50...` is a number).
         """
-        digest = hashlib.blake2b(f"{self.seed}\0{case_id}".encode(), key=self.salt.encode(),
-                                 digest_size=8).digest()  # fmt: skip
+        digest = hashlib.blake2b(
+            f"{self.seed}\0{case_id}".encode(), key=self.salt.encode(), digest_size=8
+        ).digest()
         new = "A" if digest[-1] & 1 else "B"
         return f"k{digest[:5].hex()}", KeyEntry(id=case_id, new=new, reasons=reasons)
 
@@ -315,9 +318,11 @@ def build_sheet(
         raise ValueError("a pairwise sheet, and only one, is built with a blinding")
     rows, key = [], {}
     for pick in picks:
-        found = [c.get(pick.result.id) for c in cases] if isinstance(cases, tuple) else [
-            cases.get(pick.result.id)
-        ]  # fmt: skip
+        found = (
+            [c.get(pick.result.id) for c in cases]
+            if isinstance(cases, tuple)
+            else [cases.get(pick.result.id)]
+        )
         present = [c for c in found if c is not None]
         if len(present) < len(found):
             raise InputError(
@@ -325,31 +330,40 @@ def build_sheet(
                 hint="pass the dataset the run judged with --cases (--old/--new for pairwise)",
             )
         first = present[0]
-        row = {"id": pick.result.id, "category": pick.result.category or first.category or "",
-               "input": first.input or ""}  # fmt: skip
+        row = {
+            "id": pick.result.id,
+            "category": pick.result.category or first.category or "",
+            "input": first.input or "",
+        }
         verdict = verdict_of(pick.result)
         if blinding is not None:
             code, entry = blinding.entry(pick.result.id, pick.reasons)
             key[code] = entry
             old, new = present[0].output or "", present[1].output or ""
             row |= {"code": code} | (
-                {"output_a": new, "output_b": old} if entry.new == "A" else
-                {"output_a": old, "output_b": new}
-            )  # fmt: skip
+                {"output_a": new, "output_b": old}
+                if entry.new == "A"
+                else {"output_a": old, "output_b": new}
+            )
             letters = {"new": entry.new, "old": "B" if entry.new == "A" else "A"}
             verdict = letters.get(verdict, verdict)
         else:
             row |= {"output": first.output or "", "reason": "; ".join(pick.reasons)}
         row["reference"] = first.reference or ""
         rows.append(row | {"verdict": verdict, "label": "", "annotator": ""})
-    columns = ["id", "code", "category", "input", "output_a", "output_b"] if blinding else [
-        "id", "category", "input", "output"
-    ]  # fmt: skip
+    columns = (
+        ["id", "code", "category", "input", "output_a", "output_b"]
+        if blinding
+        else ["id", "category", "input", "output"]
+    )
     columns += ["reference"] * any(row["reference"] for row in rows)
     columns += ["reason"] * (blinding is None) + ["verdict"] * show_verdict
-    return Sheet(columns=[*columns, "label", "annotator"],
-                 rows=[{k: r[k] for k in [*columns, "label", "annotator"]} for r in rows],
-                 label_note=note, key=key)  # fmt: skip
+    return Sheet(
+        columns=[*columns, "label", "annotator"],
+        rows=[{k: r[k] for k in [*columns, "label", "annotator"]} for r in rows],
+        label_note=note,
+        key=key,
+    )
 
 
 def read_cases(path: Path, field_map: dict[str, str]) -> dict[str, Case]:

@@ -300,8 +300,10 @@ def resolve_extends(
         raise RubricError(f"{path}: extends: must be a rubric name or file path")
     base_path = find_rubric(parent, [path.parent, *dirs], relative_to=path.parent)
     if base_path.resolve() in seen:
-        raise RubricError(f"{path}: extends: {parent!r} makes a cycle",
-                          hint="a rubric cannot extend itself, directly or not")  # fmt: skip
+        raise RubricError(
+            f"{path}: extends: {parent!r} makes a cycle",
+            hint="a rubric cannot extend itself, directly or not",
+        )
     base, _ = read_mapping(base_path)
     base = resolve_extends(base, base_path, dirs, seen=(*seen, base_path.resolve()))
     merged = dict(base)

@@ -137,9 +137,14 @@ def make_client(
     limits = Limits(concurrency=config.concurrency, rpm=config.rpm, tpm=config.tpm)
     budget = None if config.max_cost is None else BudgetGuard(config.max_cost, spent_usd=spent_usd)
     return LiteLLMClient(
-        config.all_models, limits, max_retries=config.max_retries, timeout_s=config.timeout_s,
-        budget=budget, secrets=secret_values(config.all_models), formats=formats,
-    )  # fmt: skip
+        config.all_models,
+        limits,
+        max_retries=config.max_retries,
+        timeout_s=config.timeout_s,
+        budget=budget,
+        secrets=secret_values(config.all_models),
+        formats=formats,
+    )
 
 
 FORMAT_KEY = "response_format_mode"
@@ -250,9 +255,15 @@ def judge_all(
                 return await grade(client, item)
 
             allowed = None if total is None else config.max_failures.allowed(total)
-            await run_cases(todo, one, concurrency=config.concurrency, sink=store,
-                            events=Events(), failures_allowed=allowed,
-                            failed_before=previous.failed)  # fmt: skip
+            await run_cases(
+                todo,
+                one,
+                concurrency=config.concurrency,
+                sink=store,
+                events=Events(),
+                failures_allowed=allowed,
+                failed_before=previous.failed,
+            )
         finally:
             if built:
                 await built[0].aclose()

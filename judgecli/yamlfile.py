@@ -72,27 +72,57 @@ def yaml_line(node: yaml.Node | None, loc: list[str]) -> int | None:
 # problems better shown at the line where a construct began (an unclosed bracket or quote,
 # a key without its colon) than where the parser gave up.
 PLAIN_PROBLEMS: list[tuple[str, str, bool]] = [
-    ("found '<block mapping start>'", "this line is indented differently from the keys "
-     "above it at the same level (keys of one block start in the same column)", False),
-    ("found '<block sequence start>'", "this list item ('- ') is indented differently from "
-     "the items above it", False),
-    ("but found '-'", "a list item ('- ') where a 'key: value' line was expected (indent "
-     "the list under its key)", False),
-    ("expected <block end>", "this line does not fit the indentation or the brackets of "
-     "the lines above it", False),
-    ("mapping values are not allowed here", "a ':' where none can be: the line is indented "
-     "further than the one above allows, or a value holds ': ' (put it in quotes)", False),
+    (
+        "found '<block mapping start>'",
+        "this line is indented differently from the keys "
+        "above it at the same level (keys of one block start in the same column)",
+        False,
+    ),
+    (
+        "found '<block sequence start>'",
+        "this list item ('- ') is indented differently from the items above it",
+        False,
+    ),
+    (
+        "but found '-'",
+        "a list item ('- ') where a 'key: value' line was expected (indent the list under its key)",
+        False,
+    ),
+    (
+        "expected <block end>",
+        "this line does not fit the indentation or the brackets of the lines above it",
+        False,
+    ),
+    (
+        "mapping values are not allowed here",
+        "a ':' where none can be: the line is indented "
+        "further than the one above allows, or a value holds ': ' (put it in quotes)",
+        False,
+    ),
     ("found character '\\t'", "a tab character: YAML indents with spaces only", False),
-    ("that cannot start any token", "a value cannot start with this character (put the "
-     "value in quotes)", False),
-    ("could not find expected ':'", "a line without 'key: value' (a ':' is missing, or a "
-     "multi-line text is not indented under its key)", True),
-    ("expected ',' or '}'", "a { } mapping opened here is not closed with '}' (or lacks "
-     "a ',' between its entries)", True),
-    ("expected ',' or ']'", "a [ ] list opened here is not closed with ']' (or lacks a ',' "
-     "between its items)", True),
+    (
+        "that cannot start any token",
+        "a value cannot start with this character (put the value in quotes)",
+        False,
+    ),
+    (
+        "could not find expected ':'",
+        "a line without 'key: value' (a ':' is missing, or a "
+        "multi-line text is not indented under its key)",
+        True,
+    ),
+    (
+        "expected ',' or '}'",
+        "a { } mapping opened here is not closed with '}' (or lacks a ',' between its entries)",
+        True,
+    ),
+    (
+        "expected ',' or ']'",
+        "a [ ] list opened here is not closed with ']' (or lacks a ',' between its items)",
+        True,
+    ),
     ("found unexpected end of stream", "a quote opened here is never closed", True),
-]  # fmt: skip
+]
 
 
 def plain_problem(err: yaml.MarkedYAMLError) -> tuple[int | None, str]:

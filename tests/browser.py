@@ -83,9 +83,12 @@ def launch(
     profile.mkdir(parents=True, exist_ok=True)
     log = profile.parent / f"{profile.name}.log"
     argv = [
-        str(executable), *FLAGS, f"--user-data-dir={profile}",
-        f"--window-size={window[0]},{window[1]}", "about:blank",
-    ]  # fmt: skip
+        str(executable),
+        *FLAGS,
+        f"--user-data-dir={profile}",
+        f"--window-size={window[0]},{window[1]}",
+        "about:blank",
+    ]
     with log.open("wb") as stderr:
         process = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr, start_new_session=True
@@ -266,9 +269,13 @@ class Page:
     async def evaluate(self, expression: str, timeout: float = CALL_TIMEOUT_S) -> Any:
         """The value of a JavaScript expression in the page (awaited if it is a promise)."""
         result = await self.send(
-            "Runtime.evaluate", timeout, expression=expression, returnByValue=True,
-            awaitPromise=True, userGesture=True,
-        )  # fmt: skip
+            "Runtime.evaluate",
+            timeout,
+            expression=expression,
+            returnByValue=True,
+            awaitPromise=True,
+            userGesture=True,
+        )
         if "exceptionDetails" in result:
             details = result["exceptionDetails"]
             thrown = details.get("exception", {}).get("description") or details.get("text")
@@ -284,8 +291,13 @@ class Page:
         params: dict[str, Any] = {"format": "png"}
         if full_page:
             size = (await self.send("Page.getLayoutMetrics"))["cssContentSize"]
-            params["clip"] = {"x": 0, "y": 0, "width": size["width"], "height": size["height"],
-                              "scale": 1}  # fmt: skip
+            params["clip"] = {
+                "x": 0,
+                "y": 0,
+                "width": size["width"],
+                "height": size["height"],
+                "scale": 1,
+            }
             params["captureBeyondViewport"] = True
         return base64.b64decode((await self.send("Page.captureScreenshot", **params))["data"])
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from judgecli.cli.app import app, exits_with_code
-from judgecli.cli.flags import judge_flags, report_run, show_progress
+from judgecli.cli.flags import judge_flags, report_run, run_and_report
 from judgecli.cli.invocation import invocation
 from judgecli.cli.options import GateOnChoice, GateOnOpt, MinAccuracyOpt, MinKappaOpt
 from judgecli.errors import ExitCode
@@ -88,7 +88,6 @@ def calibrate_command(
     from judgecli.config import step_summary_path
     from judgecli.errors import ConfigError
     from judgecli.gate import GateOn, GateSpec
-    from judgecli.job import run_job
     from judgecli.labels import parse_label_map
     from judgecli.store import default_run_dir
 
@@ -127,11 +126,4 @@ def calibrate_command(
     job = calibrate.calibration_job(
         config, loaded, source, cases=cases, old=old, new=new, gate=gate
     )
-    with show_progress(flags, job.total) as progress:
-        outcome = run_job(
-            job,
-            argv=invocation(ctx),
-            on_result=progress.case_done,
-            step_summary=step_summary_path(),
-        )
-    return report_run(flags, outcome.summary, outcome.run_dir)
+    return run_and_report(ctx, flags, job)

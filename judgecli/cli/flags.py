@@ -21,8 +21,11 @@ from judgecli.cli.options import judge_option
 from judgecli.flags import JudgeFlags, flag_fields
 
 if TYPE_CHECKING:
+    import typer
+
     from judgecli.cli.progress import RunProgress
     from judgecli.errors import ExitCode
+    from judgecli.job import Job
     from judgecli.summary.run import RunSummary
 
 Command = Callable[..., "ExitCode"]
@@ -88,6 +91,24 @@ def show_progress(flags: JudgeFlags, total: int) -> RunProgress:
     return RunProgress(
         stderr, total=total, enabled=not flags.quiet, done=done, every=flags.progress_every
     )
+
+
+def run_and_report(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, Any]) -> ExitCode:
+    """Run a judging command's job on the spine, with progress on stderr, then print it as
+    asked and say how to exit.
+    """
+    from judgecli.cli.invocation import invocation
+    from judgecli.config import step_summary_path
+    from judgecli.job import run_job
+
+    with show_progress(flags, job.total) as progress:
+        outcome = run_job(
+            job,
+            argv=invocation(ctx),
+            on_result=progress.case_done,
+            step_summary=step_summary_path(),
+        )
+    return report_run(flags, outcome.summary, outcome.run_dir)
 
 
 def report_run(flags: JudgeFlags, summary: RunSummary, run_dir: Path) -> ExitCode:

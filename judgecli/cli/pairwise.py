@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 
 from judgecli.cli.app import app, exits_with_code
-from judgecli.cli.flags import judge_flags, report_run, show_progress
-from judgecli.cli.invocation import invocation
+from judgecli.cli.flags import judge_flags, run_and_report
 from judgecli.cli.options import (
     AllowPartialOpt,
     FlipOpt,
@@ -53,10 +52,8 @@ def pairwise_command(
     """Compare NEW against OLD, case by case (joined on id), with a pairwise rubric."""
     from judgecli import pairwise
     from judgecli.cli.inputs import judge_config, named_rubric
-    from judgecli.config import step_summary_path
     from judgecli.debias import FlipPolicy
     from judgecli.gate import GateOn, GateSpec
-    from judgecli.job import run_job
     from judgecli.pairs import scan_pairs
 
     rubric_path, loaded = named_rubric(rubric)
@@ -81,11 +78,4 @@ def pairwise_command(
     job = pairwise.pairwise_job(
         config, loaded, scan, flip=flip, flip_policy=FlipPolicy(flip_policy), gate=gate
     )
-    with show_progress(flags, job.total) as progress:
-        outcome = run_job(
-            job,
-            argv=invocation(ctx),
-            on_result=progress.case_done,
-            step_summary=step_summary_path(),
-        )
-    return report_run(flags, outcome.summary, outcome.run_dir)
+    return run_and_report(ctx, flags, job)

@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 
 from judgecli.cli.app import app, exits_with_code
-from judgecli.cli.flags import judge_flags, report_run, show_progress
-from judgecli.cli.invocation import invocation
+from judgecli.cli.flags import judge_flags, run_and_report
 from judgecli.cli.options import RubricOpt
 from judgecli.errors import ExitCode
 from judgecli.flags import CASCADE_FLAGS, JudgeFlags
@@ -95,9 +94,8 @@ def refine_command(
     # Imported here so `judge --help` stays fast.
     from judgecli import refine
     from judgecli.cli.inputs import judge_config, named_rubric
-    from judgecli.config import model_settings, step_summary_path
+    from judgecli.config import model_settings
     from judgecli.dataset import scan_dataset
-    from judgecli.job import run_job
 
     template = feedback_template or refine.DEFAULT_FEEDBACK_TEMPLATE
     refine.check_template(template)
@@ -125,11 +123,4 @@ def refine_command(
         seed=flags.seed,
     )
     job = refine.refine_job(config, loaded, scan, settings)
-    with show_progress(flags, job.total) as progress:
-        outcome = run_job(
-            job,
-            argv=invocation(ctx),
-            on_result=progress.case_done,
-            step_summary=step_summary_path(),
-        )
-    return report_run(flags, outcome.summary, outcome.run_dir)
+    return run_and_report(ctx, flags, job)

@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 
 from judgecli.cli.app import app, exits_with_code
-from judgecli.cli.flags import judge_flags, report_run, show_progress
-from judgecli.cli.invocation import invocation
+from judgecli.cli.flags import judge_flags, run_and_report
 from judgecli.cli.options import RubricOpt
 from judgecli.errors import ExitCode
 from judgecli.flags import JudgeFlags
@@ -31,9 +30,7 @@ def score_command(
     # Imported here so `judge --help` stays fast (numpy, pydantic models, rich.progress).
     from judgecli import score
     from judgecli.cli.inputs import judge_config, named_rubric
-    from judgecli.config import step_summary_path
     from judgecli.dataset import scan_dataset
-    from judgecli.job import run_job
 
     rubric_path, loaded = named_rubric(rubric)
     score.check_rubric_kind(loaded, rubric_path)
@@ -47,11 +44,4 @@ def score_command(
         seed=flags.seed,
     )
     job = score.score_job(config, loaded, scan)
-    with show_progress(flags, job.total) as progress:
-        outcome = run_job(
-            job,
-            argv=invocation(ctx),
-            on_result=progress.case_done,
-            step_summary=step_summary_path(),
-        )
-    return report_run(flags, outcome.summary, outcome.run_dir)
+    return run_and_report(ctx, flags, job)

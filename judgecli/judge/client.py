@@ -163,11 +163,14 @@ class LiteLLMClient:
         # A model asked for no structured output (--no-json-schema, or LiteLLM says it has
         # none) is in prompt-only mode from the start, and run.json says so.
         start = formats or {}
-        self.ladder = FormatLadder({
-            m.name: start.get(m.name, FormatMode.JSON_SCHEMA)
-            if self._accepts_schema[m.name] else FormatMode.PROMPT
-            for m in models
-        })  # fmt: skip
+        self.ladder = FormatLadder(
+            {
+                m.name: start.get(m.name, FormatMode.JSON_SCHEMA)
+                if self._accepts_schema[m.name]
+                else FormatMode.PROMPT
+                for m in models
+            }
+        )
         if budget is not None:
             self._prices = {m.name: required_price(self._litellm, m) for m in models}
 

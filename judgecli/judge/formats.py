@@ -57,10 +57,13 @@ REASONING_MAX_CHARS = 600
 def grammar_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """The verdict schema with bounded free-text fields, for grammar-based decoders."""
     props = {
-        name: ({**spec, "maxLength": REASONING_MAX_CHARS} if spec.get("type") == "string"
-               and "enum" not in spec else spec)
+        name: (
+            {**spec, "maxLength": REASONING_MAX_CHARS}
+            if spec.get("type") == "string" and "enum" not in spec
+            else spec
+        )
         for name, spec in schema.get("properties", {}).items()
-    }  # fmt: skip
+    }
     return {**schema, "properties": props}
 
 

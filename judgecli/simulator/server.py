@@ -46,8 +46,13 @@ from judgecli.simulator.wire import (
 )
 
 __all__ = [
-    "Fault", "RecordedRequest", "SimulatorConfig", "SimulatorServer", "StatusBin", "serve_forever"
-]  # fmt: skip
+    "Fault",
+    "RecordedRequest",
+    "SimulatorConfig",
+    "SimulatorServer",
+    "StatusBin",
+    "serve_forever",
+]
 
 # Long enough for an in-flight reply to finish, short enough that stop() never hangs a test.
 _SHUTDOWN_TIMEOUT_S = 1.0

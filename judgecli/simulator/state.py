@@ -137,9 +137,13 @@ class ServerState:
         """Append the request and how it was answered to the record tests read."""
         headers = {k.lower(): v for k, v in request.headers.items()}
         entry = RecordedRequest(
-            time=now, model=str(body.get("model") or ""), body=body, headers=headers,
-            status=action.status, fault=action.fault,
-        )  # fmt: skip
+            time=now,
+            model=str(body.get("model") or ""),
+            body=body,
+            headers=headers,
+            status=action.status,
+            fault=action.fault,
+        )
         with self.lock:
             self.records.append(entry)
 

@@ -70,8 +70,9 @@ class ReplyCache:
         """Entry counts per model and the file size."""
         models = dict(self._db.execute("SELECT model, COUNT(*) FROM replies GROUP BY model"))
         size = sum(p.stat().st_size for p in self.path.parent.glob(f"{CACHE_FILE}*"))
-        return CacheStats(path=self.path, entries=sum(models.values()), size_bytes=size,
-                          models=models)  # fmt: skip
+        return CacheStats(
+            path=self.path, entries=sum(models.values()), size_bytes=size, models=models
+        )
 
     def clear(self) -> int:
         """Delete every entry; returns how many there were."""

@@ -67,8 +67,10 @@ def write_sheet(
     rater's work).
     """
     if path.exists():
-        raise InputError(f"{path} already exists (it may hold labels)",
-                         hint="choose another --out, or delete the old sheet")  # fmt: skip
+        raise InputError(
+            f"{path} already exists (it may hold labels)",
+            hint="choose another --out, or delete the old sheet",
+        )
     if not path.parent.exists():
         raise InputError(f"{path.parent}: no such directory", hint="create it, or change --out")
     if key is not None and sheet.key:

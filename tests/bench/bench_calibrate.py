@@ -48,9 +48,15 @@ def synthetic(n_cases: int, raters: int, seed: int = 0) -> tuple[list[CaseResult
         judged = min(4, max(1, truth + rng.choice((-1, 0, 0, 0, 1))))
         case_id = f"c-{i:05d}"
         verdict = Verdict(reasoning="r", score=float(judged))
-        results.append(CaseResult(id=case_id, status=CaseStatus.OK, score=float(judged),
-                                  judgements=[Judgement(model="m", verdict=verdict)],
-                                  rubric_hash="h"))  # fmt: skip
+        results.append(
+            CaseResult(
+                id=case_id,
+                status=CaseStatus.OK,
+                score=float(judged),
+                judgements=[Judgement(model="m", verdict=verdict)],
+                rubric_hash="h",
+            )
+        )
         for r in range(raters):
             said = min(4, max(1, truth + rng.choice((-1, 0, 0, 1))))
             labels.append(Label(id=case_id, value=float(said), annotator=f"r{r}", line=i + 1))
@@ -78,16 +84,31 @@ def cpu_of_command(tmp: Path, name: str, results: list[CaseResult], labels: list
         "".join(
             json.dumps({"id": x.id, "label": x.value, "annotator": x.annotator}) + "\n"
             for x in labels
-        )  # fmt: skip
+        )
     )
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(
-        [sys.executable, "-m", "judgecli", "calibrate", "--results", str(results_path),
-         "--labels", str(labels_path), "--rubric", "helpfulness", "--out", str(tmp / name),
-         "--quiet"],
-        check=True, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "judgecli",
+            "calibrate",
+            "--results",
+            str(results_path),
+            "--labels",
+            str(labels_path),
+            "--rubric",
+            "helpfulness",
+            "--out",
+            str(tmp / name),
+            "--quiet",
+        ],
+        check=True,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-    )  # fmt: skip
+    )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 

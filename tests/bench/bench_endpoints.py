@@ -36,8 +36,12 @@ LIMIT = 300
 
 
 def env(tmp: Path, **extra: str) -> dict[str, str]:
-    values = {**os.environ, "OPENAI_API_KEY": "sk-bench", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-              "JUDGE_CACHE_DIR": str(tmp / "cache")}  # fmt: skip
+    values = {
+        **os.environ,
+        "OPENAI_API_KEY": "sk-bench",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "JUDGE_CACHE_DIR": str(tmp / "cache"),
+    }
     values.pop("ANTHROPIC_API_KEY", None)
     return values | extra
 
@@ -45,8 +49,11 @@ def env(tmp: Path, **extra: str) -> dict[str, str]:
 def write_cases(path: Path, n: int) -> Path:
     with path.open("w") as handle:
         for i in range(n):
-            row = {"id": f"c{i:04d}", "input": f"Question {i}: how do tides work?",
-                   "output": "The moon's gravity pulls the oceans. " * (1 + i % 3)}  # fmt: skip
+            row = {
+                "id": f"c{i:04d}",
+                "input": f"Question {i}: how do tides work?",
+                "output": "The moon's gravity pulls the oceans. " * (1 + i % 3),
+            }
             handle.write(json.dumps(row) + "\n")
     return path
 
@@ -54,8 +61,9 @@ def write_cases(path: Path, n: int) -> Path:
 def judge(tmp: Path, *args: str, environ: dict[str, str] | None = None) -> tuple[int, float, str]:
     """Exit code, wall seconds and stderr of one `judge` process."""
     started = time.perf_counter()
-    done = subprocess.run([*JUDGE, *args], env=environ or env(tmp), cwd=tmp, text=True,
-                          capture_output=True)  # fmt: skip
+    done = subprocess.run(
+        [*JUDGE, *args], env=environ or env(tmp), cwd=tmp, text=True, capture_output=True
+    )
     return done.returncode, time.perf_counter() - started, done.stderr
 
 
@@ -64,19 +72,34 @@ def key_at_its_limit(tmp: Path, name: str, *, headers: bool, extra: tuple[str, .
     config = SimulatorConfig(rpm=LIMIT, rate_limit_prefill=True, rate_limit_headers=headers)
     with SimulatorServer(config) as server:
         server.reset()
-        code, wall, _ = judge(tmp, "score", str(cases), "--rubric", "helpfulness", "--model",
-                              "openai/sim", "--api-base", f"{server.url}/v1", "--no-cache",
-                              "--quiet", "--out", slug(name), *extra)  # fmt: skip
+        code, wall, _ = judge(
+            tmp,
+            "score",
+            str(cases),
+            "--rubric",
+            "helpfulness",
+            "--model",
+            "openai/sim",
+            "--api-base",
+            f"{server.url}/v1",
+            "--no-cache",
+            "--quiet",
+            "--out",
+            slug(name),
+            *extra,
+        )
         records = [r for r in server.requests if r.time >= server.started]
     summary = json.loads((tmp / slug(name) / "summary.json").read_text())
     ok = sorted(r.time for r in records if r.status == 200)
     limited = [r.time - server.started for r in records if r.status == 429]
     span = ok[-1] - ok[0] if len(ok) > 1 else float("nan")
     rate = (len(ok) - 1) / span * 60
-    print(f"{name}: exit {code}, {wall:.0f} s; {len(records)} calls, {len(limited)} of them 429 "
-          f"({sum(t < 1 for t in limited)} in the first second, "
-          f"{sum(t >= 5 for t in limited)} after 5 s); {summary['n_failed']} failed cases; "
-          f"{rate:.0f} ok/min = {rate / LIMIT:.0%} of the limit")  # fmt: skip
+    print(
+        f"{name}: exit {code}, {wall:.0f} s; {len(records)} calls, {len(limited)} of them 429 "
+        f"({sum(t < 1 for t in limited)} in the first second, "
+        f"{sum(t >= 5 for t in limited)} after 5 s); {summary['n_failed']} failed cases; "
+        f"{rate:.0f} ok/min = {rate / LIMIT:.0%} of the limit"
+    )
 
 
 def slug(name: str) -> str:
@@ -95,25 +118,51 @@ def outages(tmp: Path) -> None:
     base = f"http://127.0.0.1:{free_port()}/v1"
     for name, args, environ in (
         ("refused port", ("--model", "openai/sim", "--api-base", base), None),
-        ("missing key", ("--model", "openai/gpt-4o-mini"),
-         {k: v for k, v in env(tmp).items() if k != "OPENAI_API_KEY"}),
-    ):  # fmt: skip
-        code, wall, stderr = judge(tmp, "score", cases, "--rubric", "helpfulness", "--no-cache",
-                                   "--out", slug(name), *args,
-                                   environ=environ)  # fmt: skip
+        (
+            "missing key",
+            ("--model", "openai/gpt-4o-mini"),
+            {k: v for k, v in env(tmp).items() if k != "OPENAI_API_KEY"},
+        ),
+    ):
+        code, wall, stderr = judge(
+            tmp,
+            "score",
+            cases,
+            "--rubric",
+            "helpfulness",
+            "--no-cache",
+            "--out",
+            slug(name),
+            *args,
+            environ=environ,
+        )
         first = next((x for x in stderr.splitlines() if x.startswith("error:")), "")
         print(f"{name}: exit {code} after {wall:.1f} s (process start included): {first[:110]}")
 
 
 def latency(tmp: Path) -> None:
     with SimulatorServer(SimulatorConfig()) as server:
-        judge(tmp, "score", str(REPO / "datasets" / "example.jsonl"), "--rubric", "helpfulness",
-              "--model", "openai/sim", "--api-base", f"{server.url}/v1", "--no-cache",
-              "--quiet", "--out", "run-latency")  # fmt: skip
+        judge(
+            tmp,
+            "score",
+            str(REPO / "datasets" / "example.jsonl"),
+            "--rubric",
+            "helpfulness",
+            "--model",
+            "openai/sim",
+            "--api-base",
+            f"{server.url}/v1",
+            "--no-cache",
+            "--quiet",
+            "--out",
+            "run-latency",
+        )
     usage = json.loads((tmp / "run-latency" / "summary.json").read_text())["usage"]
     p50, p95 = usage["latency_p50_s"], usage["latency_p95_s"]
-    print(f"latency against a 0-latency server: p50 {p50:.3f} s, p95 {p95:.3f} s   "
-          "(before: ~2.15 s for the first 16 calls)")  # fmt: skip
+    print(
+        f"latency against a 0-latency server: p50 {p50:.3f} s, p95 {p95:.3f} s   "
+        "(before: ~2.15 s for the first 16 calls)"
+    )
 
 
 def main() -> None:

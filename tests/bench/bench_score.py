@@ -97,8 +97,20 @@ def bench_throughput(tmp: Path, n: int = 2000, concurrency: int = 64) -> None:
         time.sleep(2.5)
         api = f"http://127.0.0.1:{port}/v1"
         bare = timed([sys.executable, "-c", BARE_LOOP, str(cases), api, str(concurrency)])
-        command = [*JUDGE, "score", str(cases), "--rubric", "helpfulness", "--model", "openai/sim",
-                   "--api-base", api, "--concurrency", str(concurrency), "--quiet"]  # fmt: skip
+        command = [
+            *JUDGE,
+            "score",
+            str(cases),
+            "--rubric",
+            "helpfulness",
+            "--model",
+            "openai/sim",
+            "--api-base",
+            api,
+            "--concurrency",
+            str(concurrency),
+            "--quiet",
+        ]
         judge = timed([*command, "--out", str(tmp / "run")])
         cached = timed([*command, "--out", str(tmp / "rerun")])
         rerun = json.loads((tmp / "rerun" / "summary.json").read_text())["usage"]

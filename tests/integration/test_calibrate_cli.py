@@ -41,8 +41,17 @@ def calibrate(run_cli, server, *args):
 
 def test_a_truthful_judge_agrees_perfectly_and_passes_the_gate(run_cli, truthful):
     server, labels = truthful
-    run = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal",
-                    "--min-kappa", "0.9")  # fmt: skip
+    run = calibrate(
+        run_cli,
+        server,
+        str(labels),
+        "--rubric",
+        "helpfulness",
+        "--out",
+        "cal",
+        "--min-kappa",
+        "0.9",
+    )
     assert run.exit_code == 0, run.stderr
     s = run.summary
     assert (s["command"], s["n_labels"], s["accuracy"]) == ("calibrate", 24, 1.0)
@@ -51,17 +60,31 @@ def test_a_truthful_judge_agrees_perfectly_and_passes_the_gate(run_cli, truthful
     assert s["gate"]["metric"] == "weighted_kappa"
     assert len(server.requests) == 24
     assert sorted(p.name for p in Path("cal").iterdir()) == [
-        "disagreements.jsonl", "report.html", "report.md", "results.jsonl",
-        "results.junit.xml", "run.json", "summary.json",
-    ]  # fmt: skip
+        "disagreements.jsonl",
+        "report.html",
+        "report.md",
+        "results.jsonl",
+        "results.junit.xml",
+        "run.json",
+        "summary.json",
+    ]
     assert Path("cal/disagreements.jsonl").read_text() == ""
 
 
 def test_a_noisy_judge_fails_the_gate_and_lists_its_disagreements(run_cli, write):
     labels = labelled(write, LABELS)
     with SimulatorServer(SimulatorConfig(truth_file=labels, noise=0.5, seed=3)) as server:
-        run = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal",
-                        "--min-kappa", "0.9")  # fmt: skip
+        run = calibrate(
+            run_cli,
+            server,
+            str(labels),
+            "--rubric",
+            "helpfulness",
+            "--out",
+            "cal",
+            "--min-kappa",
+            "0.9",
+        )
     assert run.exit_code == 1, run.stderr
     s = run.summary
     assert 0.2 < s["accuracy"] < 0.8
@@ -76,8 +99,9 @@ def test_results_mode_measures_a_finished_run_without_calling_a_judge(run_cli, t
     server, labels = truthful
     first = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal")
     calls = len(server.requests)
-    again = calibrate(run_cli, None, "--results", "cal/results.jsonl", "--labels", str(labels),
-                      "--out", "cal2")  # fmt: skip
+    again = calibrate(
+        run_cli, None, "--results", "cal/results.jsonl", "--labels", str(labels), "--out", "cal2"
+    )
     assert again.exit_code == 0, again.stderr
     assert len(server.requests) == calls
     for key in ("n_labels", "accuracy", "cohen_kappa", "weighted_kappa", "spearman"):
@@ -97,8 +121,16 @@ def test_results_rows_carry_the_human_labels_and_whether_the_judge_agrees(run_cl
         run = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal")
         assert run.exit_code == 0, run.stderr
         if mode == "results":
-            run = calibrate(run_cli, None, "--results", "cal/results.jsonl", "--labels",
-                            str(labels), "--out", "again")  # fmt: skip
+            run = calibrate(
+                run_cli,
+                None,
+                "--results",
+                "cal/results.jsonl",
+                "--labels",
+                str(labels),
+                "--out",
+                "again",
+            )
             assert run.exit_code == 0, run.stderr
     rows = rows_of(Path("cal" if mode == "judging" else "again") / "results.jsonl")
     assert set(rows) == set(LABELS)
@@ -127,8 +159,9 @@ def test_agrees_compares_with_the_majority_of_several_raters(run_cli, truthful, 
         {"id": "q-03", "label": other[judged["q-03"]], "annotator": "b"},
     ]
     raters = write("raters.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
-    run = calibrate(run_cli, None, "--results", "cal/results.jsonl", "--labels", str(raters),
-                    "--out", "raters")  # fmt: skip
+    run = calibrate(
+        run_cli, None, "--results", "cal/results.jsonl", "--labels", str(raters), "--out", "raters"
+    )
     assert run.exit_code == 0, run.stderr
     got = rows_of(Path("raters/results.jsonl"))
     assert [got[i]["agrees"] for i in ("q-01", "q-02", "q-03")] == [True, False, True]
@@ -139,8 +172,17 @@ def test_agrees_compares_with_the_majority_of_several_raters(run_cli, truthful, 
 def test_cases_can_come_from_a_dataset_joined_on_id(run_cli, truthful, write):
     server, _ = truthful
     bare = labelled(write, {"q-01": 4, "q-02": 4}, with_fields=False)
-    run = calibrate(run_cli, server, str(bare), "--rubric", "helpfulness", "--cases",
-                    str(EXAMPLE), "--out", "cal")  # fmt: skip
+    run = calibrate(
+        run_cli,
+        server,
+        str(bare),
+        "--rubric",
+        "helpfulness",
+        "--cases",
+        str(EXAMPLE),
+        "--out",
+        "cal",
+    )
     assert run.exit_code == 0, run.stderr
     assert run.summary["n_labels"] == 2
     assert len(server.requests) == 2
@@ -167,17 +209,32 @@ def test_stated_confidence_is_calibrated(run_cli, write):
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
-        pytest.param('{"id": "q-01", "label": 7}\n', "labels.jsonl:1: label 7 is not a number "
-                     "from 1 to 4", id="off-scale"),
-        pytest.param('{"id": "q-01", "label": 2}\n{"id": "q-01", "label": 3}\n',
-                     "labels.jsonl:2: id 'q-01' is labelled twice", id="duplicate"),
+        pytest.param(
+            '{"id": "q-01", "label": 7}\n',
+            "labels.jsonl:1: label 7 is not a number from 1 to 4",
+            id="off-scale",
+        ),
+        pytest.param(
+            '{"id": "q-01", "label": 2}\n{"id": "q-01", "label": 3}\n',
+            "labels.jsonl:2: id 'q-01' is labelled twice",
+            id="duplicate",
+        ),
         pytest.param("{oops\n", "labels.jsonl:1: invalid JSON", id="bad-json"),
     ],
-)  # fmt: skip
+)
 def test_bad_labels_exit_2_without_calling_the_judge(run_cli, judge_server, write, rows, message):
     path = write("labels.jsonl", rows)
-    run = run_cli(judge_server, "calibrate", str(path), "--rubric", "helpfulness",
-                  "--cases", str(EXAMPLE), "--out", "cal")  # fmt: skip
+    run = run_cli(
+        judge_server,
+        "calibrate",
+        str(path),
+        "--rubric",
+        "helpfulness",
+        "--cases",
+        str(EXAMPLE),
+        "--out",
+        "cal",
+    )
     assert run.exit_code == 2
     assert message in run.stderr
     assert judge_server.requests == []
@@ -196,8 +253,21 @@ def test_pairwise_labels_against_both_orders(run_cli, judge_server, write):
     new = REPO / "datasets" / "new.jsonl"
     rows = [{"id": f"p-{i:02d}", "label": "B" if i % 3 else "A"} for i in range(1, 11)]
     labels = write("pw-labels.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
-    run = calibrate(run_cli, judge_server, str(labels), "--rubric", "pairwise", "--old", str(old),
-                    "--new", str(new), "--label-map", "A=old,B=new", "--out", "cal")  # fmt: skip
+    run = calibrate(
+        run_cli,
+        judge_server,
+        str(labels),
+        "--rubric",
+        "pairwise",
+        "--old",
+        str(old),
+        "--new",
+        str(new),
+        "--label-map",
+        "A=old,B=new",
+        "--out",
+        "cal",
+    )
     assert run.exit_code == 0, run.stderr
     s = run.summary
     assert s["n_labels"] == 10
@@ -237,8 +307,17 @@ def test_labels_of_other_cases_exit_2_in_results_mode(run_cli, truthful, write):
 
 def test_labels_of_other_cases_exit_2_before_judging(run_cli, judge_server, write):
     wrong = write("wrongids.jsonl", WRONG)
-    run = run_cli(judge_server, "calibrate", str(wrong), "--rubric", "helpfulness",
-                  "--cases", str(EXAMPLE), "--out", "cal")  # fmt: skip
+    run = run_cli(
+        judge_server,
+        "calibrate",
+        str(wrong),
+        "--rubric",
+        "helpfulness",
+        "--cases",
+        str(EXAMPLE),
+        "--out",
+        "cal",
+    )
     assert_bad_input(run, NO_MATCH, SAMPLES)
     assert judge_server.requests == []
     assert not Path("cal").exists()
@@ -246,9 +325,19 @@ def test_labels_of_other_cases_exit_2_before_judging(run_cli, judge_server, writ
 
 def test_pairwise_labels_of_other_cases_exit_2_before_judging(run_cli, judge_server, write):
     wrong = write("wrongids.jsonl", '{"id": "zz-1", "label": "new"}\n')
-    run = run_cli(judge_server, "calibrate", str(wrong), "--rubric", "pairwise",
-                  "--old", str(REPO / "datasets" / "old.jsonl"),
-                  "--new", str(REPO / "datasets" / "new.jsonl"), "--out", "cal")  # fmt: skip
+    run = run_cli(
+        judge_server,
+        "calibrate",
+        str(wrong),
+        "--rubric",
+        "pairwise",
+        "--old",
+        str(REPO / "datasets" / "old.jsonl"),
+        "--new",
+        str(REPO / "datasets" / "new.jsonl"),
+        "--out",
+        "cal",
+    )
     assert_bad_input(run, "none of the 1 labels match a case id", "'zz-1'", "'p-01'")
     assert judge_server.requests == []
     assert not Path("cal").exists()
@@ -260,8 +349,9 @@ def test_off_scale_labels_exit_2_with_the_scale_of_the_run(run_cli, truthful, wr
     made = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal")
     assert made.exit_code == 0, made.stderr
     off = write("off.jsonl", '{"id": "q-01", "label": 3}\n{"id": "q-02", "label": 7}\n')
-    run = run_cli(None, "calibrate", "--results", "cal/results.jsonl", "--labels", str(off),
-                  "--out", "bad")  # fmt: skip
+    run = run_cli(
+        None, "calibrate", "--results", "cal/results.jsonl", "--labels", str(off), "--out", "bad"
+    )
     assert_bad_input(run, f"{off}:2: label 7 is not a number from 1 to 4")
     assert not Path("bad").exists()
 
@@ -272,7 +362,8 @@ def test_a_rubric_changed_since_the_run_is_not_used_to_judge_labels(run_cli, tru
     made = calibrate(run_cli, server, str(labels), "--rubric", str(rubric), "--out", "cal")
     assert made.exit_code == 0, made.stderr
     rubric.write_text(rubric.read_text().replace("description:", "description: (v2)", 1))
-    run = calibrate(run_cli, None, "--results", "cal/results.jsonl", "--labels", str(labels),
-                    "--out", "later")  # fmt: skip
+    run = calibrate(
+        run_cli, None, "--results", "cal/results.jsonl", "--labels", str(labels), "--out", "later"
+    )
     assert run.exit_code == 0, run.stderr
     assert any("has changed since the run" in w for w in run.summary["warnings"])

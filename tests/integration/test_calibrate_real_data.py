@@ -65,13 +65,16 @@ EVALUATORS = {"GPT-4": "gpt4", "ChatGPT": "chatgpt"}
 # 1/2 labels and read them with --label-map; the others write "old"/"new".
 RUNS = [
     pytest.param(
-        f"Processed/{name}", evaluator, strategy, strategy == "Metrics_Reference",
+        f"Processed/{name}",
+        evaluator,
+        strategy,
+        strategy == "Metrics_Reference",
         id=f"{short}-{EVALUATORS[evaluator]}-{STRATEGIES[strategy]}",
     )
     for name, short in SETS.items()
     for evaluator in EVALUATORS
     for strategy in STRATEGIES
-]  # fmt: skip
+]
 
 # Cohen's κ of the case-level verdict (old/new when both orders agree, tie when they
 # differ; failed cases left out) against the gold label, pinned once from
@@ -127,10 +130,18 @@ def calibrated(run_cli, directory: Path, *args: str) -> tuple[dict[str, Any], Pa
     (the --json summary, the run directory)."""
     out = directory / "run"
     run = run_cli(
-        None, "calibrate", "--results", str(directory / "results.jsonl"),
-        "--labels", str(directory / "labels.jsonl"), "--out", str(out), "--json", "--quiet",
+        None,
+        "calibrate",
+        "--results",
+        str(directory / "results.jsonl"),
+        "--labels",
+        str(directory / "labels.jsonl"),
+        "--out",
+        str(out),
+        "--json",
+        "--quiet",
         *args,
-    )  # fmt: skip
+    )
     assert run.exit_code == 0, run.stderr
     # stdout is summary.json exactly.
     assert run.summary == json.loads((out / "summary.json").read_text(encoding="utf-8"))
@@ -192,8 +203,10 @@ def test_labels_of_failed_cases_are_counted_and_left_out(
         run_cli, tmp_path_factory, subset, evaluator, strategy, numbered
     )
     assert (summary["n_labels_total"], summary["n_labels"], summary["n_unmatched_labels"]) == (
-        stats.n, stats.n - unparsed.failed, unparsed.failed
-    )  # fmt: skip
+        stats.n,
+        stats.n - unparsed.failed,
+        unparsed.failed,
+    )
     assert (summary["n_ok"], summary["n_failed"]) == (stats.n - unparsed.failed, unparsed.failed)
     warned = [w for w in summary["warnings"] if "have no judge verdict" in w]
     assert len(warned) == (1 if unparsed.failed else 0)
@@ -273,8 +286,10 @@ def test_the_authors_kappa_fields_score_a_verdict_of_2_as_0(subset, evaluator, s
     kappa_false = cohen_kappa_score(gold, unswapped)
     kappa_true = cohen_kappa_score(gold, swapped)
     assert (kappa_false, kappa_true, (kappa_false + kappa_true) / 2) == (
-        authors["kappa_False"], authors["kappa_True"], authors["kappa_average"]
-    )  # fmt: skip
+        authors["kappa_False"],
+        authors["kappa_True"],
+        authors["kappa_average"],
+    )
     assert cohen_kappa_score(unswapped, swapped) == authors["kappa_agreement"]
     parsed = [(v.label, int(v.unswapped)) for v in verdicts if v.unswapped is not None]
     correct = cohen_kappa_score(*zip(*parsed, strict=True))

@@ -49,7 +49,7 @@ def truth_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 "output": f"Answer {i}: " + " ".join(rng.choice("abcdefgh") * 3 for _ in range(6)),
                 "label": rng.randint(1, 5),
             }
-        )  # fmt: skip
+        )
         for i in range(N_CASES)
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -74,9 +74,19 @@ def server(two_judges: SimulatorServer) -> SimulatorServer:
 
 
 def cascade_args(out: str, *extra: str) -> list[str]:
-    return ["--screen", "openai/cheap", "--screen-price", ",".join(map(str, SCREEN_PRICE)),
-            "--price", ",".join(map(str, STRONG_PRICE)), "--out", out, "--quiet", "--json",
-            *extra]  # fmt: skip
+    return [
+        "--screen",
+        "openai/cheap",
+        "--screen-price",
+        ",".join(map(str, SCREEN_PRICE)),
+        "--price",
+        ",".join(map(str, STRONG_PRICE)),
+        "--out",
+        out,
+        "--quiet",
+        "--json",
+        *extra,
+    ]
 
 
 def asked(server: SimulatorServer, model: str) -> Counter[str]:
@@ -103,16 +113,26 @@ def test_the_strong_judge_sees_exactly_the_cases_the_rule_picks(
 ):
     (tmp_path / "graded.yaml").write_text(RUBRIC, encoding="utf-8")
     rule = "failed or score in [2, 3] or confidence < 0.8"
-    run = run_cli(server, "score", str(truth_file), "--rubric", str(tmp_path / "graded.yaml"),
-                  *cascade_args("run", "--escalate", rule), model="openai/sharp")  # fmt: skip
+    run = run_cli(
+        server,
+        "score",
+        str(truth_file),
+        "--rubric",
+        str(tmp_path / "graded.yaml"),
+        *cascade_args("run", "--escalate", rule),
+        model="openai/sharp",
+    )
     assert run.exit_code == 0, run.stderr
     results = {r.id: r for r in read_results(Path("run/results.jsonl"))}
     assert len(results) == N_CASES
 
     def by_rule(r) -> bool:
         failed, score, confidence = screen_said(r)
-        return failed or (score is not None and 2 <= score <= 3) or (
-            confidence is not None and confidence < 0.8)  # fmt: skip
+        return (
+            failed
+            or (score is not None and 2 <= score <= 3)
+            or (confidence is not None and confidence < 0.8)
+        )
 
     picked = {case_id for case_id, r in results.items() if by_rule(r)}
     answers = {r.id: f"Answer {int(r.id[1:])}" for r in results.values()}
@@ -137,8 +157,15 @@ def test_the_strong_judge_sees_exactly_the_cases_the_rule_picks(
 
 def test_spend_per_tier_and_savings_are_the_token_arithmetic(server, run_cli, truth_file, tmp_path):
     (tmp_path / "graded.yaml").write_text(RUBRIC, encoding="utf-8")
-    run = run_cli(server, "score", str(truth_file), "--rubric", str(tmp_path / "graded.yaml"),
-                  *cascade_args("run"), model="openai/sharp")  # fmt: skip
+    run = run_cli(
+        server,
+        "score",
+        str(truth_file),
+        "--rubric",
+        str(tmp_path / "graded.yaml"),
+        *cascade_args("run"),
+        model="openai/sharp",
+    )
     assert run.exit_code == 0, run.stderr
     results = list(read_results(Path("run/results.jsonl")))
     cascade = run.summary["cascade"]
@@ -180,12 +207,30 @@ def test_the_cascade_is_closer_to_the_truth_than_the_screen_alone(
 ):
     (tmp_path / "graded.yaml").write_text(RUBRIC, encoding="utf-8")
     rubric = str(tmp_path / "graded.yaml")
-    labels = {json.loads(line)["id"]: json.loads(line)["label"]
-              for line in truth_file.read_text().splitlines()}  # fmt: skip
-    alone = run_cli(server, "score", str(truth_file), "--rubric", rubric, "--out", "alone",
-                    "--quiet", model="openai/cheap")  # fmt: skip
-    tiered = run_cli(server, "score", str(truth_file), "--rubric", rubric,
-                     *cascade_args("tiered"), model="openai/sharp")  # fmt: skip
+    labels = {
+        json.loads(line)["id"]: json.loads(line)["label"]
+        for line in truth_file.read_text().splitlines()
+    }
+    alone = run_cli(
+        server,
+        "score",
+        str(truth_file),
+        "--rubric",
+        rubric,
+        "--out",
+        "alone",
+        "--quiet",
+        model="openai/cheap",
+    )
+    tiered = run_cli(
+        server,
+        "score",
+        str(truth_file),
+        "--rubric",
+        rubric,
+        *cascade_args("tiered"),
+        model="openai/sharp",
+    )
     assert alone.exit_code == tiered.exit_code == 0
 
     def exact(run_dir: str) -> int:
@@ -221,9 +266,19 @@ PAIR_NEW = REPO / "datasets" / "pairwise-new.jsonl"
 def test_pairwise_escalates_position_inconsistent_screens(run_cli):
     config = SimulatorConfig(profiles={"cheap": JudgeProfile(position_bias=0.9)})
     with SimulatorServer(config) as server:
-        run = run_cli(server, "pairwise", str(PAIR_OLD), str(PAIR_NEW), "--screen",
-                      "openai/cheap", "--out", "pw", "--quiet", "--json",
-                      model="openai/sharp")  # fmt: skip
+        run = run_cli(
+            server,
+            "pairwise",
+            str(PAIR_OLD),
+            str(PAIR_NEW),
+            "--screen",
+            "openai/cheap",
+            "--out",
+            "pw",
+            "--quiet",
+            "--json",
+            model="openai/sharp",
+        )
         requests = list(server.requests)
     assert run.exit_code == 0, run.stderr
     results = list(read_results(Path("pw/results.jsonl")))
@@ -256,8 +311,9 @@ def test_pairwise_escalates_position_inconsistent_screens(run_cli):
 def test_a_bad_cascade_is_one_line_exit_2_and_nothing_sent(
     judge_server, run_cli, cases_file, flags, message
 ):
-    run = run_cli(judge_server, "score", str(cases_file), "--rubric", "helpfulness",
-                  "--out", "bad", *flags)  # fmt: skip
+    run = run_cli(
+        judge_server, "score", str(cases_file), "--rubric", "helpfulness", "--out", "bad", *flags
+    )
     assert run.exit_code == 2
     assert message in run.stderr
     assert run.stderr.startswith("error:")
@@ -271,8 +327,17 @@ def test_resuming_with_another_rule_is_refused(server, run_cli, truth_file, tmp_
     args = ["score", str(truth_file), "--rubric", str(tmp_path / "graded.yaml"), "--limit", "5"]
     first = run_cli(server, *args, *cascade_args("run"), model="openai/sharp")
     assert first.exit_code == 0
-    again = run_cli(server, *args, "--screen", "openai/cheap", "--escalate", "failed",
-                    "--resume", "run", model="openai/sharp")  # fmt: skip
+    again = run_cli(
+        server,
+        *args,
+        "--screen",
+        "openai/cheap",
+        "--escalate",
+        "failed",
+        "--resume",
+        "run",
+        model="openai/sharp",
+    )
     assert again.exit_code == 2
     assert "escalating on" in again.stderr
 
@@ -281,8 +346,15 @@ def test_review_export_sends_the_cases_screen_and_strong_disagree_on_to_humans(
     server, run_cli, truth_file, tmp_path
 ):
     (tmp_path / "graded.yaml").write_text(RUBRIC, encoding="utf-8")
-    run = run_cli(server, "score", str(truth_file), "--rubric", str(tmp_path / "graded.yaml"),
-                  *cascade_args("run"), model="openai/sharp")  # fmt: skip
+    run = run_cli(
+        server,
+        "score",
+        str(truth_file),
+        "--rubric",
+        str(tmp_path / "graded.yaml"),
+        *cascade_args("run"),
+        model="openai/sharp",
+    )
     assert run.exit_code == 0, run.stderr
     disagree = {
         r.id
@@ -290,8 +362,20 @@ def test_review_export_sends_the_cases_screen_and_strong_disagree_on_to_humans(
         if r.screen is not None and r.screen.status == "ok" and r.screen.passed != r.passed
     }
     assert disagree  # the noisy screen crosses the pass line on some escalated cases
-    sheet = run_cli(None, "review", "export", "run", "--sample", "1", "--include",
-                    "disagreement", "--format", "jsonl", "--out", "review.jsonl")  # fmt: skip
+    sheet = run_cli(
+        None,
+        "review",
+        "export",
+        "run",
+        "--sample",
+        "1",
+        "--include",
+        "disagreement",
+        "--format",
+        "jsonl",
+        "--out",
+        "review.jsonl",
+    )
     assert sheet.exit_code == 0, sheet.stderr
     rows = [json.loads(line) for line in Path("review.jsonl").read_text().splitlines()]
     included = {r["id"] for r in rows if "disagreement" in r["reason"]}
@@ -303,8 +387,9 @@ def test_a_budget_stop_then_resume_pays_each_tier_once_per_case(
 ):
     (tmp_path / "graded.yaml").write_text(RUBRIC, encoding="utf-8")
     args = ["score", str(truth_file), "--rubric", str(tmp_path / "graded.yaml"), "--no-cache"]
-    stopped = run_cli(server, *args, *cascade_args("run", "--max-cost", "0.01", "-c", "4"),
-                      model="openai/sharp")  # fmt: skip
+    stopped = run_cli(
+        server, *args, *cascade_args("run", "--max-cost", "0.01", "-c", "4"), model="openai/sharp"
+    )
     assert stopped.exit_code == 3, stopped.stderr
     assert "judge resume" in stopped.stderr
     resumed = run_cli(None, "resume", "run", "--max-cost", "10")

@@ -61,8 +61,9 @@ def crash_case(i: int) -> dict[str, str]:
 def verdict_of(result: dict[str, Any]) -> dict[str, Any]:
     """What a case's line says, without what differs between runs (latency, cache, cost)."""
     keep = ("id", "status", "error", "score", "criteria", "choice", "passed", "category")
-    judged = [(j["model"], j.get("raw"), j.get("verdict"), j.get("error"))
-              for j in result["judgements"]]  # fmt: skip
+    judged = [
+        (j["model"], j.get("raw"), j.get("verdict"), j.get("error")) for j in result["judgements"]
+    ]
     return {k: result.get(k) for k in keep} | {"judgements": judged}
 
 
@@ -86,8 +87,10 @@ class Sessions:
         with self.log.open("ab") as log:
             return subprocess.Popen(
                 [str(JUDGE), *args],
-                stdout=subprocess.DEVNULL, stderr=log, env=self.env,
-            )  # fmt: skip
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                env=self.env,
+            )
 
     def sent_since_start(self) -> int:
         start = self.starts[-1]
@@ -108,8 +111,10 @@ class Sessions:
         """The requests after `since` (the reference run's end), split at each launch."""
         requests = [r for r in self.server.requests if r.time >= since]
         bounds = [*self.starts[1:], float("inf")]
-        return [[r for r in requests if start <= r.time < end]
-                for start, end in zip(self.starts, bounds, strict=True)]  # fmt: skip
+        return [
+            [r for r in requests if start <= r.time < end]
+            for start, end in zip(self.starts, bounds, strict=True)
+        ]
 
 
 def test_a_run_killed_three_times_and_resumed_equals_an_uninterrupted_run(run_cli, tmp_path):
@@ -118,18 +123,38 @@ def test_a_run_killed_three_times_and_resumed_equals_an_uninterrupted_run(run_cl
     rng = random.Random(SEED)
     started = time.monotonic()
     with SimulatorServer(SIMULATOR) as server:
-        reference = run_cli(server, "score", "cases.jsonl", "--rubric", "helpfulness",
-                            "--out", "reference", "--no-cache", "--json", "--quiet")  # fmt: skip
+        reference = run_cli(
+            server,
+            "score",
+            "cases.jsonl",
+            "--rubric",
+            "helpfulness",
+            "--out",
+            "reference",
+            "--no-cache",
+            "--json",
+            "--quiet",
+        )
         assert reference.exit_code == 0, reference.stderr
         reference_done = time.monotonic()
 
         env = {**os.environ, "OPENAI_API_KEY": "sk-test-dummy"}  # JUDGE_CACHE_DIR: tmp_path
         sessions = Sessions(server, env, tmp_path / "stderr.log")
         process = sessions.launch(
-            "score", "cases.jsonl", "--rubric", "helpfulness", "--model", "openai/sim",
-            "--api-base", f"{server.url}/v1", "--out", "run",
-            "--concurrency", str(CONCURRENCY), "--quiet",
-        )  # fmt: skip
+            "score",
+            "cases.jsonl",
+            "--rubric",
+            "helpfulness",
+            "--model",
+            "openai/sim",
+            "--api-base",
+            f"{server.url}/v1",
+            "--out",
+            "run",
+            "--concurrency",
+            str(CONCURRENCY),
+            "--quiet",
+        )
         at_kill: list[list[str]] = []
         for _ in range(KILLS):
             remaining = N_CASES - len(complete_lines(results))
@@ -140,8 +165,10 @@ def test_a_run_killed_three_times_and_resumed_equals_an_uninterrupted_run(run_cl
             process = sessions.launch("resume", "run")
         assert process.wait(timeout=WAIT_S) == 0, sessions.log.read_text()
         by_session = sessions.requests_by_session(reference_done)
-    print(f"crash: {time.monotonic() - started:.1f} s; results at each kill:",
-          [len(lines) for lines in at_kill])  # fmt: skip
+    print(
+        f"crash: {time.monotonic() - started:.1f} s; results at each kill:",
+        [len(lines) for lines in at_kill],
+    )
 
     # The final results.jsonl equals the uninterrupted run's, order aside, each id once.
     final_lines = results.read_text(encoding="utf-8").splitlines()
@@ -196,12 +223,29 @@ def test_a_run_killed_three_times_and_resumed_equals_an_uninterrupted_run(run_cl
 # with `python -m judgecli`, and `judge resume` then failed with 'No such option: -m'.
 def test_a_run_started_with_python_dash_m_can_be_resumed(run_cli, judge_server):
     started = subprocess.run(
-        [sys.executable, "-m", "judgecli", "score", str(DATA / "three_cases.jsonl"),
-         "--rubric", "helpfulness", "--model", "openai/sim",
-         "--api-base", f"{judge_server.url}/v1", "--out", "run", "--limit", "2", "--quiet"],
-        capture_output=True, text=True, timeout=WAIT_S,
+        [
+            sys.executable,
+            "-m",
+            "judgecli",
+            "score",
+            str(DATA / "three_cases.jsonl"),
+            "--rubric",
+            "helpfulness",
+            "--model",
+            "openai/sim",
+            "--api-base",
+            f"{judge_server.url}/v1",
+            "--out",
+            "run",
+            "--limit",
+            "2",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
         env={**os.environ, "OPENAI_API_KEY": "sk-test-dummy"},
-    )  # fmt: skip
+    )
     assert started.returncode == 0, started.stderr
     argv = json.loads(Path("run/run.json").read_text())["argv"]
     assert argv[:2] == ["judge", "score"], argv

@@ -35,24 +35,54 @@ def nothing_written(run_dir: str = "run") -> bool:
 @pytest.mark.parametrize(
     ("model", "extra", "message", "hint"),
     [
-        pytest.param("openai/gpt-4o-mini", [], "needs OPENAI_API_KEY in the environment",
-                     "export OPENAI_API_KEY", id="missing-key"),
-        pytest.param("anthropic/claude-sonnet-4-5", [], "needs ANTHROPIC_API_KEY",
-                     "export ANTHROPIC_API_KEY", id="missing-anthropic-key"),
-        pytest.param("notaprovider/foo", [], "LiteLLM does not know this provider",
-                     "--model openai/NAME --api-base URL", id="unknown-provider"),
-        pytest.param("openai/sim", ["--api-base", "127.0.0.1:9/v1"], "is not an http(s) URL",
-                     "--api-base http://127.0.0.1:9/v1", id="url-without-scheme"),
+        pytest.param(
+            "openai/gpt-4o-mini",
+            [],
+            "needs OPENAI_API_KEY in the environment",
+            "export OPENAI_API_KEY",
+            id="missing-key",
+        ),
+        pytest.param(
+            "anthropic/claude-sonnet-4-5",
+            [],
+            "needs ANTHROPIC_API_KEY",
+            "export ANTHROPIC_API_KEY",
+            id="missing-anthropic-key",
+        ),
+        pytest.param(
+            "notaprovider/foo",
+            [],
+            "LiteLLM does not know this provider",
+            "--model openai/NAME --api-base URL",
+            id="unknown-provider",
+        ),
+        pytest.param(
+            "openai/sim",
+            ["--api-base", "127.0.0.1:9/v1"],
+            "is not an http(s) URL",
+            "--api-base http://127.0.0.1:9/v1",
+            id="url-without-scheme",
+        ),
     ],
-)  # fmt: skip
+)
 def test_what_can_be_checked_before_the_first_call_is_exit_2(
     run_cli, judge_server, monkeypatch, model, extra, message, hint
 ):
     # run_cli sets a dummy OPENAI_API_KEY for the simulator; this user has none. (With one,
     # the missing-key case would try api.openai.com: tests never leave 127.0.0.1.)
     monkeypatch.delenv("OPENAI_API_KEY")
-    run = run_cli(None, "score", str(EXAMPLE), "--rubric", "helpfulness", "--model", model,
-                  "--out", "run", *extra)  # fmt: skip
+    run = run_cli(
+        None,
+        "score",
+        str(EXAMPLE),
+        "--rubric",
+        "helpfulness",
+        "--model",
+        model,
+        "--out",
+        "run",
+        *extra,
+    )
     assert run.exit_code == 2, run.stderr
     assert run.stderr.startswith("error: ")
     assert message in run.stderr
@@ -64,8 +94,20 @@ def test_what_can_be_checked_before_the_first_call_is_exit_2(
 
 def test_a_refused_port_is_exit_3_with_the_error_and_the_fix(run_cli):
     base = f"http://127.0.0.1:{free_port()}/v1"
-    run = run_cli(None, "score", str(EXAMPLE), "--rubric", "helpfulness", "--model",
-                  "openai/sim", "--api-base", base, "--out", "run", "--no-cache")  # fmt: skip
+    run = run_cli(
+        None,
+        "score",
+        str(EXAMPLE),
+        "--rubric",
+        "helpfulness",
+        "--model",
+        "openai/sim",
+        "--api-base",
+        base,
+        "--out",
+        "run",
+        "--no-cache",
+    )
     assert run.exit_code == 3, run.stderr
     assert "error: the judge openai/sim cannot be used: cannot connect" in run.stderr
     assert "ConnectionRefusedError" in run.stderr
@@ -78,15 +120,39 @@ def test_a_refused_port_is_exit_3_with_the_error_and_the_fix(run_cli):
 def test_an_outage_under_a_gate_is_exit_3_never_a_failed_gate(run_cli):
     # Issue 13: the same outage under --min-win-rate exited 1, "FAIL", as a regression.
     base = f"http://127.0.0.1:{free_port()}/v1"
-    run = run_cli(None, "pairwise", str(OLD), str(NEW), "--model", "openai/sim", "--api-base",
-                  base, "--min-win-rate", "0.55", "--out", "run", "--no-cache")  # fmt: skip
+    run = run_cli(
+        None,
+        "pairwise",
+        str(OLD),
+        str(NEW),
+        "--model",
+        "openai/sim",
+        "--api-base",
+        base,
+        "--min-win-rate",
+        "0.55",
+        "--out",
+        "run",
+        "--no-cache",
+    )
     assert run.exit_code == 3, run.stderr
     assert "FAIL" not in run.stderr + run.stdout
 
 
 def test_a_missing_v1_is_one_request_and_a_hint(run_cli, judge_server):
-    run = run_cli(None, "score", str(EXAMPLE), "--rubric", "helpfulness", "--model",
-                  "openai/sim", "--api-base", judge_server.url, "--out", "run")  # fmt: skip
+    run = run_cli(
+        None,
+        "score",
+        str(EXAMPLE),
+        "--rubric",
+        "helpfulness",
+        "--model",
+        "openai/sim",
+        "--api-base",
+        judge_server.url,
+        "--out",
+        "run",
+    )
     assert run.exit_code == 3, run.stderr
     assert "HTTP 404" in run.stderr
     assert "OpenAI-compatible servers usually end in /v1" in run.stderr
@@ -98,8 +164,17 @@ def test_a_refusal_on_the_first_call_stops_the_run_after_that_one_call(
 ):
     # Not retried, and the other cases are not sent: the probe call goes alone.
     judge_server.fail_next(status, count=100, body=json.dumps({"error": {"message": "no"}}))
-    run = run_cli(judge_server, "score", str(EXAMPLE), "--rubric", "helpfulness", "--out", "run",
-                  "--concurrency", "8")  # fmt: skip
+    run = run_cli(
+        judge_server,
+        "score",
+        str(EXAMPLE),
+        "--rubric",
+        "helpfulness",
+        "--out",
+        "run",
+        "--concurrency",
+        "8",
+    )
     assert run.exit_code == 3, run.stderr
     assert f"HTTP {status}" in run.stderr
     assert len(judge_server.requests) == 1
@@ -108,8 +183,20 @@ def test_a_refusal_on_the_first_call_stops_the_run_after_that_one_call(
 def test_the_same_refusal_on_every_first_call_stops_the_run(run_cli, judge_server):
     body = json.dumps({"error": {"message": "temperature is not supported with this model"}})
     judge_server.fail_next(400, count=100, body=body)
-    run = run_cli(judge_server, "score", str(EXAMPLE), "--rubric", "helpfulness", "--out", "run",
-                  "--no-json-schema", "--concurrency", "1", "--max-failures", "50%")  # fmt: skip
+    run = run_cli(
+        judge_server,
+        "score",
+        str(EXAMPLE),
+        "--rubric",
+        "helpfulness",
+        "--out",
+        "run",
+        "--no-json-schema",
+        "--concurrency",
+        "1",
+        "--max-failures",
+        "50%",
+    )
     assert run.exit_code == 3, run.stderr
     assert "cannot be used: HTTP 400 BadRequestError" in run.stderr
     assert "temperature is not supported" in run.stderr
@@ -119,8 +206,19 @@ def test_the_same_refusal_on_every_first_call_stops_the_run(run_cli, judge_serve
 def test_transient_errors_are_retried_and_the_run_succeeds(run_cli, judge_server):
     judge_server.fail_next(500, count=2)
     judge_server.fail_next(503, retry_after=0.05)
-    run = run_cli(judge_server, "score", str(EXAMPLE), "--rubric", "helpfulness", "--out", "run",
-                  "--json", "--quiet", "--limit", "4")  # fmt: skip
+    run = run_cli(
+        judge_server,
+        "score",
+        str(EXAMPLE),
+        "--rubric",
+        "helpfulness",
+        "--out",
+        "run",
+        "--json",
+        "--quiet",
+        "--limit",
+        "4",
+    )
     assert run.exit_code == 0, run.stderr
     assert run.summary["n_failed"] == 0
     assert run.summary["usage"]["retries"] == 3
@@ -144,16 +242,26 @@ def test_the_client_is_warm_before_its_first_timed_call():
         "    print(before, 'openai.resources' in sys.modules)\n"
         "asyncio.run(main())\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True, cwd=REPO)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    )
     assert done.stdout.split() == ["False", "True"]
 
 
 def test_a_fully_cached_rerun_never_imports_litellm(run_cli, judge_server, tmp_path):
     # The checks before the first call need LiteLLM (~3 s to import); a re-run answered
     # wholly from the reply cache makes no call, so it must not pay for them.
-    first = run_cli(judge_server, "score", str(EXAMPLE), "--rubric", "helpfulness", "--out",
-                    "first", "--limit", "4")  # fmt: skip
+    first = run_cli(
+        judge_server,
+        "score",
+        str(EXAMPLE),
+        "--rubric",
+        "helpfulness",
+        "--out",
+        "first",
+        "--limit",
+        "4",
+    )
     assert first.exit_code == 0, first.stderr
     code = (
         "import sys\n"
@@ -164,7 +272,13 @@ def test_a_fully_cached_rerun_never_imports_litellm(run_cli, judge_server, tmp_p
         "result = CliRunner().invoke(app, args)\n"
         "print(result.exit_code, 'litellm' in sys.modules)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=tmp_path, check=True, env=os.environ)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+        env=os.environ,
+    )
     assert done.stdout.split() == ["0", "False"], done.stderr
     assert len(judge_server.requests) == 4  # the first run's calls only

@@ -118,8 +118,19 @@ def test_a_fault_storm_ends_every_case_with_a_verdict_or_a_recorded_failure(run_
     ids = write_numbered_cases(tmp_path / "cases.jsonl", N_CASES, storm_case)
     started = time.monotonic()
     with SimulatorServer(STORM) as server:
-        run = run_cli(server, "score", str(tmp_path / "cases.jsonl"), "--rubric", "helpfulness",
-                      "--out", "run", "--concurrency", "32", "--json", "--quiet")  # fmt: skip
+        run = run_cli(
+            server,
+            "score",
+            str(tmp_path / "cases.jsonl"),
+            "--rubric",
+            "helpfulness",
+            "--out",
+            "run",
+            "--concurrency",
+            "32",
+            "--json",
+            "--quiet",
+        )
         requests = server.requests
     elapsed = time.monotonic() - started
     print(f"storm: {len(requests)} requests in {elapsed:.1f} s")

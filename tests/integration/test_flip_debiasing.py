@@ -218,9 +218,19 @@ def test_flip_reconciled_win_rate_recovers_the_truth_and_single_order_does_not(
     with SimulatorServer(config) as server:
         # Verdicts depend on the texts, not on arrival order; 64 in flight keeps this under 10 s.
         run = run_cli(
-            server, "pairwise", str(old), str(new), "--rubric", "pairwise", "--out", "run",
-            "--json", "--quiet", "--concurrency", "64",
-        )  # fmt: skip
+            server,
+            "pairwise",
+            str(old),
+            str(new),
+            "--rubric",
+            "pairwise",
+            "--out",
+            "run",
+            "--json",
+            "--quiet",
+            "--concurrency",
+            "64",
+        )
         requests = server.requests
     assert run.exit_code == 0, run.stderr
     summary = run.summary

@@ -14,9 +14,17 @@ REGRESSED = REPO / "datasets" / "regressed.jsonl"
 
 def pairwise(run_cli, server, old=OLD, new=NEW, *extra, out="run", model="openai/sim"):
     return run_cli(
-        server, "pairwise", str(old), str(new), "--out", out, "--json", "--quiet", *extra,
+        server,
+        "pairwise",
+        str(old),
+        str(new),
+        "--out",
+        out,
+        "--json",
+        "--quiet",
+        *extra,
         model=model,
-    )  # fmt: skip
+    )
 
 
 def first_answer(request) -> str:
@@ -82,10 +90,11 @@ def test_gate_command_rechecks_a_saved_summary(run_cli, judge_server):
     ("args", "message"),
     [
         pytest.param([], "no threshold given", id="no-threshold"),
-        pytest.param(["--min-win-rate", "0.5", "--on", "median"], "--on 'median' is not one of",
-                     id="bad-on"),
+        pytest.param(
+            ["--min-win-rate", "0.5", "--on", "median"], "--on 'median' is not one of", id="bad-on"
+        ),
     ],
-)  # fmt: skip
+)
 def test_gate_command_usage_errors_exit_2(run_cli, args, message):
     Path("summary.json").write_text("{}")
     run = run_cli(None, "gate", "summary.json", *args)
@@ -102,10 +111,22 @@ def test_gate_command_rejects_a_file_that_is_not_a_summary(run_cli):
 
 def test_a_panel_of_three_judges(run_cli, judge_server):
     run = run_cli(
-        judge_server, "pairwise", str(OLD), str(NEW), "--out", "run", "--json", "--quiet",
-        "--limit", "6", "--model", "openai/judge-a", "--model", "openai/judge-b",
+        judge_server,
+        "pairwise",
+        str(OLD),
+        str(NEW),
+        "--out",
+        "run",
+        "--json",
+        "--quiet",
+        "--limit",
+        "6",
+        "--model",
+        "openai/judge-a",
+        "--model",
+        "openai/judge-b",
         model="openai/judge-c",
-    )  # fmt: skip
+    )
     assert run.exit_code == 0, run.stderr
     s = run.summary
     assert sorted(s["judges"]) == ["openai/judge-a", "openai/judge-b", "openai/judge-c"]
@@ -117,12 +138,16 @@ def test_a_panel_of_three_judges(run_cli, judge_server):
 @pytest.mark.parametrize(
     ("new_line", "messages"),
     [
-        pytest.param('{"id": "b", "input": "q", "output": "y"}\n',
-                     ["do not have the same ids", "--allow-partial"], id="ids-differ"),
-        pytest.param('{"id": "a", "input": "q2", "output": "y"}\n', ["input differs"],
-                     id="inputs-differ"),
+        pytest.param(
+            '{"id": "b", "input": "q", "output": "y"}\n',
+            ["do not have the same ids", "--allow-partial"],
+            id="ids-differ",
+        ),
+        pytest.param(
+            '{"id": "a", "input": "q2", "output": "y"}\n', ["input differs"], id="inputs-differ"
+        ),
     ],
-)  # fmt: skip
+)
 def test_old_and_new_that_do_not_pair_up_exit_2_without_calling_the_judge(
     run_cli, judge_server, write, new_line, messages
 ):
@@ -137,8 +162,10 @@ def test_old_and_new_that_do_not_pair_up_exit_2_without_calling_the_judge(
 
 
 def test_allow_partial_judges_shared_ids_and_reports_the_rest(run_cli, judge_server, write):
-    old = write("old.jsonl", '{"id": "a", "input": "q", "output": "x"}\n'
-                             '{"id": "b", "input": "q", "output": "x"}\n')  # fmt: skip
+    old = write(
+        "old.jsonl",
+        '{"id": "a", "input": "q", "output": "x"}\n{"id": "b", "input": "q", "output": "x"}\n',
+    )
     new = write("new.jsonl", '{"id": "a", "input": "q", "output": "y"}\n')
     run = pairwise(run_cli, judge_server, old, new, "--allow-partial")
     assert run.exit_code == 0, run.stderr

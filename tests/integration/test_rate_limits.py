@@ -17,22 +17,38 @@ LIMIT, WINDOW_S = 30, 6.0
 
 
 def case(i: int) -> dict[str, str]:
-    return {"id": f"r-{i:03d}", "input": f"Question {i}: what is rain?",
-            "output": "Water falling from clouds. " * (1 + i % 3)}  # fmt: skip
+    return {
+        "id": f"r-{i:03d}",
+        "input": f"Question {i}: what is rain?",
+        "output": "Water falling from clouds. " * (1 + i % 3),
+    }
 
 
 def run_against_a_full_window(run_cli, tmp_path, *, headers: bool, extra=()):
     write_numbered_cases(tmp_path / "cases.jsonl", CASES, case)
-    config = SimulatorConfig(rpm=LIMIT, rate_limit_window_s=WINDOW_S, rate_limit_prefill=True,
-                             rate_limit_headers=headers)  # fmt: skip
+    config = SimulatorConfig(
+        rpm=LIMIT, rate_limit_window_s=WINDOW_S, rate_limit_prefill=True, rate_limit_headers=headers
+    )
     # LiteLLM's first import takes seconds on a loaded machine, longer than the window:
     # import it first, so the run meets the window full.
     import_litellm()
     warm_up()
     with SimulatorServer(config) as server:
         server.reset()  # the window is full from now: another job just used the key
-        run = run_cli(server, "score", "cases.jsonl", "--rubric", "helpfulness", "--out", "run",
-                      "--concurrency", "16", "--json", "--quiet", *extra)  # fmt: skip
+        run = run_cli(
+            server,
+            "score",
+            "cases.jsonl",
+            "--rubric",
+            "helpfulness",
+            "--out",
+            "run",
+            "--concurrency",
+            "16",
+            "--json",
+            "--quiet",
+            *extra,
+        )
         bins = server.status_bins(bin_s=1.0)
     return run, bins
 

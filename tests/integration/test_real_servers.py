@@ -21,8 +21,19 @@ EXAMPLE = REPO / "datasets" / "example.jsonl"
 
 
 def score(run_cli, server, *extra, model="openai/sim", out="run"):
-    return run_cli(server, "score", str(EXAMPLE), "--rubric", "helpfulness", "--out", out,
-                   "--json", "--quiet", *extra, model=model)  # fmt: skip
+    return run_cli(
+        server,
+        "score",
+        str(EXAMPLE),
+        "--rubric",
+        "helpfulness",
+        "--out",
+        out,
+        "--json",
+        "--quiet",
+        *extra,
+        model=model,
+    )
 
 
 def formats_sent(server) -> list[str | None]:
@@ -110,8 +121,16 @@ def test_what_real_judges_write_around_the_json_gives_the_same_verdicts(run_cli,
 
 def test_prose_is_never_read_as_a_verdict(run_cli, styled_server):
     styled_server.reset()
-    run = score(run_cli, styled_server, "--limit", "4", "--no-json-schema", "--max-retries", "1",
-                model="openai/sim-prose")  # fmt: skip
+    run = score(
+        run_cli,
+        styled_server,
+        "--limit",
+        "4",
+        "--no-json-schema",
+        "--max-retries",
+        "1",
+        model="openai/sim-prose",
+    )
     assert run.exit_code == 3  # the judge could not grade: never 0, never a guessed score
     rows = [json.loads(x) for x in Path("run/results.jsonl").read_text().splitlines()]
     assert rows
@@ -122,8 +141,17 @@ def test_prose_is_never_read_as_a_verdict(run_cli, styled_server):
 
 def test_a_reply_cut_off_at_max_tokens_is_re_asked_then_failed(run_cli, styled_server):
     styled_server.reset()
-    run = score(run_cli, styled_server, "--limit", "3", "--max-retries", "1",
-                "--max-failures", "100%", model="openai/sim-truncated")  # fmt: skip
+    run = score(
+        run_cli,
+        styled_server,
+        "--limit",
+        "3",
+        "--max-retries",
+        "1",
+        "--max-failures",
+        "100%",
+        model="openai/sim-truncated",
+    )
     assert run.exit_code == 0, run.stderr
     rows = [json.loads(x) for x in Path("run/results.jsonl").read_text().splitlines()]
     assert [r["status"] for r in rows] == ["failed"] * 3, rows

@@ -24,9 +24,21 @@ def write_cases(path: str = "prompts.jsonl") -> str:
 
 
 def refine(run_cli, server, *extra, out="run", model="openai/sim"):
-    return run_cli(server, "refine", write_cases(), "--rubric", "helpfulness",
-                   "--generator", "openai/gen-sim", "--out", out, "--json", "--quiet", *extra,
-                   model=model)  # fmt: skip
+    return run_cli(
+        server,
+        "refine",
+        write_cases(),
+        "--rubric",
+        "helpfulness",
+        "--generator",
+        "openai/gen-sim",
+        "--out",
+        out,
+        "--json",
+        "--quiet",
+        *extra,
+        model=model,
+    )
 
 
 def lines(path: str) -> list[dict]:
@@ -97,8 +109,17 @@ def test_the_judges_feedback_reaches_the_generators_next_request(run_cli, judge_
 
 def test_answers_are_valid_input_for_judge_score(run_cli, judge_server):
     refine(run_cli, judge_server)
-    scored = run_cli(judge_server, "score", "run/answers.jsonl", "--rubric", "helpfulness",
-                     "--out", "scored", "--json", "--quiet")  # fmt: skip
+    scored = run_cli(
+        judge_server,
+        "score",
+        "run/answers.jsonl",
+        "--rubric",
+        "helpfulness",
+        "--out",
+        "scored",
+        "--json",
+        "--quiet",
+    )
     assert scored.exit_code == 0, scored.stderr
     assert scored.summary["n_ok"] == 3
     assert scored.summary["pass_rate"] == 1.0
@@ -117,10 +138,13 @@ def test_resume_does_not_regenerate_finished_cases(run_cli, judge_server):
     sent = generations(judge_server)
     assert len(sent) == sum(len(json.loads(line)["attempts"]) for line in rest)
     assert all(
-        any(body["messages"][-1]["content"].startswith(c["input"]) for c in CASES
-            if c["id"] in regenerated)
+        any(
+            body["messages"][-1]["content"].startswith(c["input"])
+            for c in CASES
+            if c["id"] in regenerated
+        )
         for body in sent
-    )  # fmt: skip
+    )
     assert resumed.summary["n_cases"] == 3
     assert len(lines("run/answers.jsonl")) == 3
     judge_server.reset()
@@ -159,8 +183,17 @@ def test_a_bad_feedback_template_is_exit_2_before_any_call(run_cli, judge_server
 
 
 def test_a_pairwise_rubric_is_exit_2(run_cli, judge_server):
-    result = run_cli(judge_server, "refine", write_cases(), "--rubric", "pairwise",
-                     "--generator", "openai/gen-sim", "--out", "run")  # fmt: skip
+    result = run_cli(
+        judge_server,
+        "refine",
+        write_cases(),
+        "--rubric",
+        "pairwise",
+        "--generator",
+        "openai/gen-sim",
+        "--out",
+        "run",
+    )
     assert result.exit_code == 2
     assert "pairwise" in result.stderr
     assert judge_server.requests == []

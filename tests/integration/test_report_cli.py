@@ -13,8 +13,9 @@ EXAMPLE = REPO / "datasets" / "example.jsonl"
 
 
 def score(run_cli, server, out, *extra):
-    return run_cli(server, "score", str(EXAMPLE), "--rubric", "helpfulness", "--out", out,
-                   "--quiet", *extra)  # fmt: skip
+    return run_cli(
+        server, "score", str(EXAMPLE), "--rubric", "helpfulness", "--out", out, "--quiet", *extra
+    )
 
 
 def test_every_run_writes_html_and_junit_reports(run_cli, judge_server):

@@ -14,8 +14,18 @@ GOOD = '{"reasoning": "fine", "score": 3, "feedback": "none"}'
 
 
 def score(run_cli, server, *extra, out="run", dataset=EXAMPLE):
-    return run_cli(server, "score", str(dataset), "--rubric", "helpfulness", "--out", out,
-                   "--json", "--quiet", *extra)  # fmt: skip
+    return run_cli(
+        server,
+        "score",
+        str(dataset),
+        "--rubric",
+        "helpfulness",
+        "--out",
+        out,
+        "--json",
+        "--quiet",
+        *extra,
+    )
 
 
 def ids_in(run_dir: str) -> list[str]:
@@ -60,8 +70,17 @@ def test_the_cache_key_covers_the_endpoint_and_the_prompt(run_cli, judge_server)
 
 
 def test_the_budget_stops_the_run_and_resume_with_a_higher_cap_finishes(run_cli, judge_server):
-    capped = score(run_cli, judge_server, "--price", "1,2", "--max-cost", "0.004",
-                   "--concurrency", "1", out="run")  # fmt: skip
+    capped = score(
+        run_cli,
+        judge_server,
+        "--price",
+        "1,2",
+        "--max-cost",
+        "0.004",
+        "--concurrency",
+        "1",
+        out="run",
+    )
     assert capped.exit_code == 3
     assert "of --max-cost $0.004: the next call could cost up to" in capped.stderr
     assert "judge resume run" in capped.stderr
@@ -101,13 +120,21 @@ def test_resume_repairs_a_torn_last_line_and_judges_the_rest(run_cli, judge_serv
 def test_retry_failed_judges_failed_cases_again(run_cli, judge_server):
     judge_server.enqueue("I would say it is fine, maybe a 3.")  # no JSON: the case fails
     lenient = ("--max-failures", "1", "--max-retries", "0")
-    first = score(run_cli, judge_server, "--limit", "3", "--concurrency", "1", *lenient,
-                  out="run")  # fmt: skip
+    first = score(run_cli, judge_server, "--limit", "3", "--concurrency", "1", *lenient, out="run")
     assert first.summary["n_failed"] == 1
     kept = score(run_cli, judge_server, "--limit", "3", "--resume", "run", *lenient, out="run")
     assert kept.summary["n_failed"] == 1  # resume alone keeps the failure
-    retried = score(run_cli, judge_server, "--limit", "3", "--resume", "run", "--retry-failed",
-                    *lenient, out="run")  # fmt: skip
+    retried = score(
+        run_cli,
+        judge_server,
+        "--limit",
+        "3",
+        "--resume",
+        "run",
+        "--retry-failed",
+        *lenient,
+        out="run",
+    )
     assert retried.exit_code == 0, retried.stderr
     assert (retried.summary["n_cases"], retried.summary["n_failed"]) == (3, 0)
     assert len(ids_in("run")) == 3
@@ -146,8 +173,17 @@ def test_a_run_losing_more_than_5_percent_of_its_cases_is_incomplete_not_a_verdi
 def test_max_failures_raises_the_share_a_run_may_lose(run_cli, judge_server):
     for _ in range(2):
         judge_server.enqueue(PROSE)
-    run = score(run_cli, judge_server, "--concurrency", "1", "--max-retries", "0",
-                "--max-failures", "10%", out="run")  # fmt: skip
+    run = score(
+        run_cli,
+        judge_server,
+        "--concurrency",
+        "1",
+        "--max-retries",
+        "0",
+        "--max-failures",
+        "10%",
+        out="run",
+    )
     assert run.exit_code == 0, run.stderr
     assert (run.summary["n_cases"], run.summary["n_failed"]) == (24, 2)
     assert "incomplete" not in run.summary
@@ -156,8 +192,17 @@ def test_max_failures_raises_the_share_a_run_may_lose(run_cli, judge_server):
 def test_max_failures_as_a_count(run_cli, judge_server):
     for _ in range(3):
         judge_server.enqueue(PROSE)
-    run = score(run_cli, judge_server, "--concurrency", "1", "--max-retries", "0",
-                "--max-failures", "2", out="run")  # fmt: skip
+    run = score(
+        run_cli,
+        judge_server,
+        "--concurrency",
+        "1",
+        "--max-retries",
+        "0",
+        "--max-failures",
+        "2",
+        out="run",
+    )
     assert run.exit_code == 3
     assert json.loads(Path("run/summary.json").read_text())["n_failed"] == 3
 
@@ -165,8 +210,9 @@ def test_max_failures_as_a_count(run_cli, judge_server):
 def test_an_api_key_never_reaches_a_file(run_cli, judge_server, monkeypatch):
     key = "sk-test-dummy-0123456789"
     monkeypatch.setenv("OPENAI_API_KEY", key)
-    judge_server.fail_next(401, body=json.dumps({"error": {"message": f"Incorrect API key {key}",
-                                                           "type": "auth"}}))  # fmt: skip
+    judge_server.fail_next(
+        401, body=json.dumps({"error": {"message": f"Incorrect API key {key}", "type": "auth"}})
+    )
     run = score(run_cli, judge_server, "--limit", "3", out="run")
     assert run.exit_code == 3  # a 401 on the first call: the judge cannot be used
     assert judge_server.requests[0].headers["authorization"].endswith(key)  # it was sent...

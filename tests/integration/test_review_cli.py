@@ -17,8 +17,9 @@ EXAMPLE = REPO / "datasets" / "example.jsonl"
 
 @pytest.fixture
 def scored_run(run_cli, judge_server) -> Path:
-    run = run_cli(judge_server, "score", str(EXAMPLE), "--rubric", "helpfulness",
-                  "--out", "run", "--quiet")  # fmt: skip
+    run = run_cli(
+        judge_server, "score", str(EXAMPLE), "--rubric", "helpfulness", "--out", "run", "--quiet"
+    )
     assert run.exit_code == 0, run.stderr
     return Path("run")
 
@@ -38,15 +39,33 @@ def results(run: Path) -> dict[str, dict]:
 
 
 def test_export_samples_and_includes_borderline_with_the_scale_in_the_header(run_cli, scored_run):
-    run = export(run_cli, "run", "--sample", "25%", "--include", "borderline,failed",
-                 "--seed", "7", "--out", "review.csv")  # fmt: skip
+    run = export(
+        run_cli,
+        "run",
+        "--sample",
+        "25%",
+        "--include",
+        "borderline,failed",
+        "--seed",
+        "7",
+        "--out",
+        "review.csv",
+    )
     assert run.exit_code == 0, run.stderr
     assert run.stdout == ""
     raw = Path("review.csv").read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf")
     rows = read_csv(Path("review.csv"))
-    assert list(rows[0]) == ["id", "category", "input", "output", "reference", "reason",
-                             "label (1-4; pass at 3)", "annotator"]  # fmt: skip
+    assert list(rows[0]) == [
+        "id",
+        "category",
+        "input",
+        "output",
+        "reference",
+        "reason",
+        "label (1-4; pass at 3)",
+        "annotator",
+    ]
     assert sum("sample" in r["reason"] for r in rows) == 6  # 25% of 24
     by_id = results(scored_run)
     borderline = {i for i, r in by_id.items() if r.get("score") in (2.0, 3.0)}
@@ -82,8 +101,9 @@ def test_the_verdict_column_is_absent_unless_asked_for(run_cli, scored_run):
 @pytest.mark.parametrize("suffix", ["csv", "jsonl"])
 def test_round_trip_export_fill_labels_calibrate(run_cli, scored_run, suffix):
     sheet = Path(f"review.{suffix}")
-    run = export(run_cli, "run", "--sample", "12", "--seed", "1", "--out", str(sheet),
-                 "--show-verdict")  # fmt: skip
+    run = export(
+        run_cli, "run", "--sample", "12", "--seed", "1", "--out", str(sheet), "--show-verdict"
+    )
     assert run.exit_code == 0, run.stderr
     # A rater who agrees with the judge on every case but the last, which is left blank.
     if suffix == "csv":
@@ -101,8 +121,18 @@ def test_round_trip_export_fill_labels_calibrate(run_cli, scored_run, suffix):
         for row in rows[:-1]:
             row["label"] = int(row["verdict"])
         sheet.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    cal = run_cli(None, "calibrate", "--results", "run/results.jsonl", "--labels", str(sheet),
-                  "--out", "cal", "--json", "--quiet")  # fmt: skip
+    cal = run_cli(
+        None,
+        "calibrate",
+        "--results",
+        "run/results.jsonl",
+        "--labels",
+        str(sheet),
+        "--out",
+        "cal",
+        "--json",
+        "--quiet",
+    )
     assert cal.exit_code == 0, cal.stderr
     assert cal.summary["n_labels"] == 11
     assert cal.summary["accuracy"] == 1.0
@@ -123,8 +153,16 @@ def test_pairwise_export_is_blind_and_includes_inconsistent_cases(run_cli, pairw
     assert run.exit_code == 0, run.stderr
     assert "pw/review-key.json" in run.stderr
     rows = read_csv(Path("pw.csv"))
-    assert list(rows[0]) == ["id", "code", "category", "input", "output_a", "output_b",
-                             "label (A, B or tie)", "annotator"]  # fmt: skip
+    assert list(rows[0]) == [
+        "id",
+        "code",
+        "category",
+        "input",
+        "output_a",
+        "output_b",
+        "label (A, B or tie)",
+        "annotator",
+    ]
     # Regression for issue 13 §4: no column or reason says which answer is the candidate.
     header = Path("pw.csv").read_text(encoding="utf-8-sig").splitlines()[0]
     assert not {"old", "new", "reason", "inconsistent"} & set(re.split(r"[^a-z]+", header))
@@ -134,8 +172,12 @@ def test_pairwise_export_is_blind_and_includes_inconsistent_cases(run_cli, pairw
     key = json.loads((pairwise_run / "review-key.json").read_text())["codes"]
     assert {key[r["code"]]["id"] for r in rows} == {r["id"] for r in rows}
     assert sum("sample" in key[r["code"]]["reasons"] for r in rows) == 2
-    olds = {c["id"]: c["output"] for c in map(json.loads, (REPO / "datasets" /
-            "pairwise-old.jsonl").read_text().splitlines())}  # fmt: skip
+    olds = {
+        c["id"]: c["output"]
+        for c in map(
+            json.loads, (REPO / "datasets" / "pairwise-old.jsonl").read_text().splitlines()
+        )
+    }
     for row in rows:
         old_column = "output_b" if key[row["code"]]["new"] == "A" else "output_a"
         assert row[old_column] == olds[row["id"]]
@@ -160,8 +202,18 @@ def test_a_blind_sheet_round_trips_through_its_key(run_cli, pairwise_run):
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    cal = run_cli(None, "calibrate", "--results", "pw/results.jsonl", "--labels", "blind.csv",
-                  "--out", "cal", "--json", "--quiet")  # fmt: skip
+    cal = run_cli(
+        None,
+        "calibrate",
+        "--results",
+        "pw/results.jsonl",
+        "--labels",
+        "blind.csv",
+        "--out",
+        "cal",
+        "--json",
+        "--quiet",
+    )
     assert cal.exit_code == 0, cal.stderr
     assert cal.summary["n_labels"] == len(rows)
     got = {r["id"]: r["human_labels"] for r in results(Path("cal")).values()}
@@ -170,15 +222,35 @@ def test_a_blind_sheet_round_trips_through_its_key(run_cli, pairwise_run):
     # Without its key (results copied away from the run) the sheet is refused, not guessed.
     Path("elsewhere").mkdir()
     Path("elsewhere/results.jsonl").write_bytes(Path("pw/results.jsonl").read_bytes())
-    blind = run_cli(None, "calibrate", "--results", "elsewhere/results.jsonl", "--labels",
-                    "blind.csv", "--label-map", "A=old,B=new", "--out", "cal2")  # fmt: skip
+    blind = run_cli(
+        None,
+        "calibrate",
+        "--results",
+        "elsewhere/results.jsonl",
+        "--labels",
+        "blind.csv",
+        "--label-map",
+        "A=old,B=new",
+        "--out",
+        "cal2",
+    )
     assert blind.exit_code == 2
     assert "blind.csv:2: a blind pairwise sheet" in blind.stderr
     assert "Traceback" not in blind.stderr
     assert not Path("cal2").exists()
-    keyed = run_cli(None, "calibrate", "--results", "elsewhere/results.jsonl",
-                    "--labels", "blind.csv", "--key", "pw/review-key.json",
-                    "--out", "c3", "--json")  # fmt: skip
+    keyed = run_cli(
+        None,
+        "calibrate",
+        "--results",
+        "elsewhere/results.jsonl",
+        "--labels",
+        "blind.csv",
+        "--key",
+        "pw/review-key.json",
+        "--out",
+        "c3",
+        "--json",
+    )
     assert keyed.exit_code == 0, keyed.stderr
     assert keyed.summary["accuracy"] == cal.summary["accuracy"]
 
@@ -190,9 +262,20 @@ def test_the_sheet_reads_the_cases_through_the_runs_field_map(run_cli, judge_ser
         for c in map(json.loads, EXAMPLE.read_text().splitlines())
     ]
     data = write("renamed.jsonl", "".join(json.dumps(c) + "\n" for c in renamed))
-    made = run_cli(judge_server, "score", str(data), "--rubric", "helpfulness",
-                   "--field", "input=question", "--field", "output=answer",
-                   "--out", "run", "--quiet")  # fmt: skip
+    made = run_cli(
+        judge_server,
+        "score",
+        str(data),
+        "--rubric",
+        "helpfulness",
+        "--field",
+        "input=question",
+        "--field",
+        "output=answer",
+        "--out",
+        "run",
+        "--quiet",
+    )
     assert made.exit_code == 0, made.stderr
     run = export(run_cli, "run", "--sample", "5", "--out", "mapped.csv")
     assert run.exit_code == 0, run.stderr
@@ -200,8 +283,10 @@ def test_the_sheet_reads_the_cases_through_the_runs_field_map(run_cli, judge_ser
     rows = read_csv(Path("mapped.csv"))
     assert len(rows) == 5
     for row in rows:
-        assert (row["input"], row["output"]) == (by_id[row["id"]]["question"],
-                                                 by_id[row["id"]]["answer"])  # fmt: skip
+        assert (row["input"], row["output"]) == (
+            by_id[row["id"]]["question"],
+            by_id[row["id"]]["answer"],
+        )
 
 
 def test_export_help_describes_every_option(run_cli):
@@ -209,8 +294,12 @@ def test_export_help_describes_every_option(run_cli):
     assert run.exit_code == 0
     text = " ".join(run.stdout.split())
     assert "bootstrap" not in text
-    for words in ("The dataset the run judged", "the OLD answers", "the NEW answers",
-                  "Seed of the sample"):  # fmt: skip
+    for words in (
+        "The dataset the run judged",
+        "the OLD answers",
+        "the NEW answers",
+        "Seed of the sample",
+    ):
         assert words in text
 
 

@@ -11,9 +11,17 @@ GOOD = '{"reasoning": "clear and correct", "score": 4, "feedback": "none"}'
 
 def score(run_cli, server, cases_file, *extra, out="run"):
     return run_cli(
-        server, "score", str(cases_file), "--rubric", "helpfulness", "--out", out, "--json",
-        "--quiet", *extra,
-    )  # fmt: skip
+        server,
+        "score",
+        str(cases_file),
+        "--rubric",
+        "helpfulness",
+        "--out",
+        out,
+        "--json",
+        "--quiet",
+        *extra,
+    )
 
 
 def test_score_writes_the_run_directory_and_prints_the_summary(run_cli, judge_server, cases_file):
@@ -119,9 +127,18 @@ def test_a_malformed_reply_then_a_good_one_is_a_verdict(run_cli, judge_server, c
 
 def test_a_panel_asks_every_judge(run_cli, judge_server, cases_file):
     run = run_cli(
-        judge_server, "score", str(cases_file), "--rubric", "helpfulness", "--out", "run",
-        "--json", "--quiet", "--model", "openai/judge-2",
-    )  # fmt: skip
+        judge_server,
+        "score",
+        str(cases_file),
+        "--rubric",
+        "helpfulness",
+        "--out",
+        "run",
+        "--json",
+        "--quiet",
+        "--model",
+        "openai/judge-2",
+    )
     assert run.exit_code == 0, run.stderr
     assert run.summary["models"] == ["openai/judge-2", "openai/sim"]
     assert sorted(r.model for r in judge_server.requests) == ["judge-2"] * 3 + ["sim"] * 3

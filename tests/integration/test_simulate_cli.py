@@ -15,9 +15,14 @@ from judgecli.cli import app
 from judgecli.simulator.server import SimulatorConfig
 
 NEW_FLAGS = (
-    "--style", "--formats", "--rate-limit-window", "--rate-limit-prefill",
-    "--no-rate-limit-headers", "--rate-limit-retry-after", "--rate-limit-rate",
-)  # fmt: skip
+    "--style",
+    "--formats",
+    "--rate-limit-window",
+    "--rate-limit-prefill",
+    "--no-rate-limit-headers",
+    "--rate-limit-retry-after",
+    "--rate-limit-rate",
+)
 
 
 def test_help_at_80_columns_shows_every_flag_name_whole():
@@ -58,10 +63,17 @@ def test_bad_simulator_settings_are_one_error_line_with_exit_2(args, message):
 
 def test_the_description_says_latency_limit_faults_style_and_formats():
     config = SimulatorConfig(
-        latency_ms=25, latency_jitter_ms=5, rpm=30, rate_limit_window_s=6,
-        rate_limit_prefill=True, rate_limit_headers=False, error_rate=0.05, style="think",
-        formats="llama-cpp", profiles={"r1": {"style": "reasoning-content", "noise": 0.1}},
-    )  # fmt: skip
+        latency_ms=25,
+        latency_jitter_ms=5,
+        rpm=30,
+        rate_limit_window_s=6,
+        rate_limit_prefill=True,
+        rate_limit_headers=False,
+        error_rate=0.05,
+        style="think",
+        formats="llama-cpp",
+        profiles={"r1": {"style": "reasoning-content", "noise": 0.1}},
+    )
 
     assert config.describe() == [
         "latency 25 ms ± 5 ms; rate limit 30 requests per 6 s (window full at start), "
@@ -74,8 +86,22 @@ def test_the_description_says_latency_limit_faults_style_and_formats():
 
 def test_the_startup_banner_says_the_latency():
     # The command serves until stopped, so it runs in a subprocess we stop once it is ready.
-    argv = [sys.executable, "-m", "judgecli", "simulate", "--port", "0", "--latency-ms", "25",
-            "--rpm", "30", "--rate-limit-window", "6", "--profile", "r1:style=think"]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "judgecli",
+        "simulate",
+        "--port",
+        "0",
+        "--latency-ms",
+        "25",
+        "--rpm",
+        "30",
+        "--rate-limit-window",
+        "6",
+        "--profile",
+        "r1:style=think",
+    ]
     env = {**os.environ, "COLUMNS": "200"}
     with subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env) as process:
         try:

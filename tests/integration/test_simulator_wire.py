@@ -61,9 +61,14 @@ def complete(server: SimulatorServer, model: str, **kwargs: Any) -> Any:
 
     async def call() -> Any:
         return await litellm.acompletion(
-            model=f"openai/{model}", api_base=f"{server.url}/v1", api_key="sk-test-dummy",
-            messages=body["messages"], num_retries=0, max_retries=0, **kwargs,
-        )  # fmt: skip
+            model=f"openai/{model}",
+            api_base=f"{server.url}/v1",
+            api_key="sk-test-dummy",
+            messages=body["messages"],
+            num_retries=0,
+            max_retries=0,
+            **kwargs,
+        )
 
     return asyncio.run(call())
 
@@ -147,8 +152,9 @@ def test_rate_limit_headers_reach_the_caller_on_success_and_on_429(server):
     assert headers["x-ratelimit-remaining-requests"] == "0"
     assert headers["llm_provider-x-ratelimit-remaining-requests"] == "0"
     assert headers["llm_provider-x-ratelimit-reset-requests"].endswith("s")
-    remaining = [r._hidden_params["additional_headers"]["x-ratelimit-remaining-requests"]
-                 for r in replies]  # fmt: skip
+    remaining = [
+        r._hidden_params["additional_headers"]["x-ratelimit-remaining-requests"] for r in replies
+    ]
     assert remaining == ["3", "2", "1", "0"]
     limited = response_headers(caught.value)
     assert limited["x-ratelimit-remaining-requests"] == "0"

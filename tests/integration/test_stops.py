@@ -20,8 +20,11 @@ WAIT_S = 120.0
 
 
 def case(i: int) -> dict[str, str]:
-    return {"id": f"t-{i:03d}", "input": f"Question {i}: why is the sky blue?",
-            "output": "Rayleigh scattering. " * (1 + i % 4)}  # fmt: skip
+    return {
+        "id": f"t-{i:03d}",
+        "input": f"Question {i}: why is the sky blue?",
+        "output": "Rayleigh scattering. " * (1 + i % 4),
+    }
 
 
 def result_lines(path: Path) -> list[dict]:
@@ -35,11 +38,26 @@ def test_sigterm_stops_cleanly_with_exit_3_and_resume_finishes(run_cli, tmp_path
     with SimulatorServer(SimulatorConfig(seed=3, latency_ms=150)) as server:
         env = os.environ | {"OPENAI_API_KEY": "sk-test-dummy"}
         process = subprocess.Popen(
-            [str(JUDGE), "score", "cases.jsonl", "--rubric", "helpfulness", "--model",
-             "openai/sim", "--api-base", f"{server.url}/v1", "--out", "run", "--concurrency",
-             "4"],
-            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )  # fmt: skip
+            [
+                str(JUDGE),
+                "score",
+                "cases.jsonl",
+                "--rubric",
+                "helpfulness",
+                "--model",
+                "openai/sim",
+                "--api-base",
+                f"{server.url}/v1",
+                "--out",
+                "run",
+                "--concurrency",
+                "4",
+            ],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         results = tmp_path / "run" / "results.jsonl"
         deadline = time.monotonic() + WAIT_S
         while len(result_lines(results)) < 3 and process.poll() is None:
@@ -68,8 +86,20 @@ def test_max_cost_at_concurrency_8_judges_up_to_the_cap_and_never_past_it(
     # case (prompt + 256 reply tokens at $20/$80 per 1M tokens, ~$0.03) and costs far less.
     write_numbered_cases(tmp_path / "cases.jsonl", 40, case)
     cap = 0.15
-    args = ("score", "cases.jsonl", "--rubric", "helpfulness", "--price", "20,80",
-            "--max-tokens", "256", "--concurrency", "8", "--out", "run")  # fmt: skip
+    args = (
+        "score",
+        "cases.jsonl",
+        "--rubric",
+        "helpfulness",
+        "--price",
+        "20,80",
+        "--max-tokens",
+        "256",
+        "--concurrency",
+        "8",
+        "--out",
+        "run",
+    )
     capped = run_cli(judge_server, *args, "--max-cost", str(cap))
     assert capped.exit_code == 3, capped.stderr
     assert "of --max-cost $0.15: the next call could cost up to" in capped.stderr

@@ -53,8 +53,10 @@ class Installed:
 def pip(*args: str) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
-        capture_output=True, text=True, timeout=900 if FROM_INDEX else 180,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=900 if FROM_INDEX else 180,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -72,15 +74,23 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
         result = subprocess.run(
             [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)],
-            capture_output=True, text=True, timeout=900,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert result.returncode == 0, result.stdout + result.stderr
     else:
         subprocess.run(
             [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
         )
-        pip("--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index",
-            str(wheel))  # fmt: skip
+        pip(
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        )
         (site,) = (venv / "lib").glob("python3*/site-packages")
         (site / "judge-test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return Installed(wheel=wheel, source=source, venv=venv)
@@ -101,9 +111,13 @@ def run(installed: Installed, *args: str, cwd: Path) -> subprocess.CompletedProc
         "PATH": f"{installed.venv / 'bin'}{os.pathsep}{env['PATH']}",
     }
     return subprocess.run(
-        [str(installed.bin(args[0])), *args[1:]], capture_output=True, text=True, cwd=cwd,
-        env=env, timeout=300,
-    )  # fmt: skip
+        [str(installed.bin(args[0])), *args[1:]],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )
 
 
 def library_names() -> list[str]:
@@ -157,10 +171,23 @@ def test_a_pairwise_gate_with_a_library_rubric_runs_from_the_wheel(
     for name in ("old.jsonl", "new.jsonl"):
         shutil.copy(REPO / "datasets" / name, tmp_path / name)
     result = run(
-        installed, "judge", "pairwise", "old.jsonl", "new.jsonl", "--rubric", "pairwise",
-        "--model", "openai/sim", "--api-base", f"{judge_server.url}/v1",
-        "--min-win-rate", "0.5", "--out", "gate-run", cwd=tmp_path,
-    )  # fmt: skip
+        installed,
+        "judge",
+        "pairwise",
+        "old.jsonl",
+        "new.jsonl",
+        "--rubric",
+        "pairwise",
+        "--model",
+        "openai/sim",
+        "--api-base",
+        f"{judge_server.url}/v1",
+        "--min-win-rate",
+        "0.5",
+        "--out",
+        "gate-run",
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     summary = json.loads((tmp_path / "gate-run" / "summary.json").read_text())
     assert (summary["rubric"], summary["n_cases"], summary["n_failed"]) == ("pairwise", 30, 0)

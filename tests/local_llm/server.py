@@ -109,15 +109,27 @@ class LlamaServer:
     def command(self) -> list[str]:
         """The server's command line."""
         return [
-            self.python, "-m", "llama_cpp.server",
-            "--model", str(self.gguf), "--model_alias", MODEL_ALIAS,
-            "--host", "127.0.0.1", "--port", str(self.port),
-            "--n_ctx", str(self.n_ctx),
-            "--n_threads", str(self.threads), "--n_threads_batch", str(self.threads),
+            self.python,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.gguf),
+            "--model_alias",
+            MODEL_ALIAS,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--n_threads",
+            str(self.threads),
+            "--n_threads_batch",
+            str(self.threads),
             # The GGUF carries its chat template (ChatML); the server uses it when no
             # --chat_format is given (its log says "Using gguf chat template").
             *self.extra_args,
-        ]  # fmt: skip
+        ]
 
     def start(self, *, attempts: int = 3) -> None:
         """Start on a free port (another port if that one was taken meanwhile)."""
@@ -139,9 +151,12 @@ class LlamaServer:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         with self.log_path.open("ab") as log:
             self._process = subprocess.Popen(
-                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                self.command(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
                 env=env,
-            )  # fmt: skip
+            )
 
     def _wait_ready(self) -> None:
         assert self._process is not None

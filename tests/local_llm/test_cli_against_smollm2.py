@@ -73,17 +73,35 @@ def judge(server: LlamaServer, tmp_path: Path, command: str, *args: str) -> Judg
     """`python -m judgecli COMMAND ARGS` against the server, with a fresh run directory."""
     out = tmp_path / f"run-{command}"
     argv = [
-        command, *args,
-        "--model", MODEL, "--api-base", server.api_base,
-        "--max-tokens", "256", "--concurrency", "2", "--timeout", "300", "--no-cache",
-        "--out", str(out), "--json", "--quiet",
-    ]  # fmt: skip
+        command,
+        *args,
+        "--model",
+        MODEL,
+        "--api-base",
+        server.api_base,
+        "--max-tokens",
+        "256",
+        "--concurrency",
+        "2",
+        "--timeout",
+        "300",
+        "--no-cache",
+        "--out",
+        str(out),
+        "--json",
+        "--quiet",
+    ]
     # LiteLLM's openai/ route goes through the OpenAI client, which insists on a key.
     env = {**os.environ, "OPENAI_API_KEY": "sk-local-dummy"}
     done = subprocess.run(
-        [sys.executable, "-m", "judgecli", *argv], capture_output=True, text=True, env=env,
-        cwd=tmp_path, timeout=PROCESS_TIMEOUT_S, check=False,
-    )  # fmt: skip
+        [sys.executable, "-m", "judgecli", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=PROCESS_TIMEOUT_S,
+        check=False,
+    )
     return JudgeRun(argv, done.returncode, done.stdout, done.stderr, out)
 
 
@@ -129,9 +147,12 @@ def judged_enough(run: JudgeRun, expected_cases: int, allowed: float) -> bool:
 
 
 def assert_exit_code(
-    run: JudgeRun, expected_cases: int, *, gate_passed: bool | None = None,
+    run: JudgeRun,
+    expected_cases: int,
+    *,
+    gate_passed: bool | None = None,
     allowed: float = DEFAULT_ALLOWED_FAILURES,
-) -> None:  # fmt: skip
+) -> None:
     """3 when too few cases were judged, whatever the gate; else 1 for a failed gate."""
     if not judged_enough(run, expected_cases, allowed):
         expected = 3
@@ -180,8 +201,9 @@ def assert_pointwise_verdicts_on_scale(run: JudgeRun, rubric: Rubric) -> None:
 def response_format_modes(info: dict[str, Any]) -> list[str]:
     """The response-format mode(s) run.json records: at its top level, or per judge."""
     found = [info["response_format_mode"]] if "response_format_mode" in info else []
-    found += [m["response_format_mode"] for m in info.get("models", [])
-              if "response_format_mode" in m]  # fmt: skip
+    found += [
+        m["response_format_mode"] for m in info.get("models", []) if "response_format_mode" in m
+    ]
     return found
 
 
@@ -232,8 +254,9 @@ def test_pairwise_gate_is_decided_only_on_a_judged_run(llama_server, tmp_path):
     old = subset(DATASETS / "old.jsonl", ids, tmp_path / "old.jsonl")
     new = subset(DATASETS / "new.jsonl", ids, tmp_path / "new.jsonl")
     threshold = 0.5
-    run = judge(llama_server, tmp_path, "pairwise", str(old), str(new),
-                "--min-win-rate", str(threshold))  # fmt: skip
+    run = judge(
+        llama_server, tmp_path, "pairwise", str(old), str(new), "--min-win-rate", str(threshold)
+    )
 
     assert_no_crash(run, llama_server)
     results = run.results()
@@ -261,8 +284,16 @@ def test_pairwise_gate_is_decided_only_on_a_judged_run(llama_server, tmp_path):
 def test_calibrate_measures_only_judged_cases(llama_server, tmp_path):
     wanted = {"q-01", "q-03", "q-05", "q-08", "q-10", "q-12"}
     labels = subset(DATASETS / "labels.jsonl", wanted, tmp_path / "labels.jsonl")
-    run = judge(llama_server, tmp_path, "calibrate", str(labels), "--rubric", "helpfulness",
-                "--min-accuracy", "0.5")  # fmt: skip
+    run = judge(
+        llama_server,
+        tmp_path,
+        "calibrate",
+        str(labels),
+        "--rubric",
+        "helpfulness",
+        "--min-accuracy",
+        "0.5",
+    )
 
     assert_no_crash(run, llama_server)
     helpfulness = rubric("helpfulness")
@@ -287,8 +318,18 @@ def test_refine_with_smollm2_as_generator_and_judge(llama_server, tmp_path):
         {"id": "sky", "input": "Why is the sky blue?"},
     ]
     dataset = write_jsonl(tmp_path / "prompts.jsonl", prompts)
-    run = judge(llama_server, tmp_path, "refine", str(dataset), "--rubric", "helpfulness",
-                "--generator", MODEL, "--max-attempts", "2")  # fmt: skip
+    run = judge(
+        llama_server,
+        tmp_path,
+        "refine",
+        str(dataset),
+        "--rubric",
+        "helpfulness",
+        "--generator",
+        MODEL,
+        "--max-attempts",
+        "2",
+    )
 
     assert_no_crash(run, llama_server)
     helpfulness = rubric("helpfulness")

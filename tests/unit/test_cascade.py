@@ -49,8 +49,9 @@ def same_rule(a: str, b: str) -> bool:
 
 
 def plan(rubric: Rubric, models: list[str], *, flip: bool = True) -> GradingPlan:
-    return GradingPlan(rubric=rubric, models=models, temperature=0.0, max_tokens=100,
-                       max_retries=0, flip=flip)  # fmt: skip
+    return GradingPlan(
+        rubric=rubric, models=models, temperature=0.0, max_tokens=100, max_retries=0, flip=flip
+    )
 
 
 # --- default rules ------------------------------------------------------------------
@@ -58,8 +59,9 @@ def plan(rubric: Rubric, models: list[str], *, flip: bool = True) -> GradingPlan
 
 def test_pointwise_default_is_failed_or_the_two_scores_at_the_pass_line(pointwise_rubric):
     # tiny: scale 1-4, pass_at 3 → the last failing (2) and the first passing (3) score.
-    assert same_rule(default_rule_text(pointwise_rubric, flip=True),
-                     "failed or (score >= 2 and score < 4)")  # fmt: skip
+    assert same_rule(
+        default_rule_text(pointwise_rubric, flip=True), "failed or (score >= 2 and score < 4)"
+    )
 
 
 def test_continuous_scale_band_is_a_tenth_of_the_scale_plus_low_confidence():
@@ -70,8 +72,7 @@ def test_continuous_scale_band_is_a_tenth_of_the_scale_plus_low_confidence():
 
 
 def test_pairwise_default_escalates_inconsistent_verdicts_or_unsure_ones_without_flip():
-    assert same_rule(default_rule_text(PAIRWISE, flip=True),
-                     "failed or not consistent")  # fmt: skip
+    assert same_rule(default_rule_text(PAIRWISE, flip=True), "failed or not consistent")
     assert same_rule(default_rule_text(PAIRWISE, flip=False), "failed or confidence < 0.8")
 
 
@@ -124,8 +125,9 @@ def test_without_screen_there_is_no_cascade(pointwise_rubric):
 
 
 def judgement(confidence: float | None, *, winner: str | None = None) -> Judgement:
-    verdict = Verdict(reasoning="r", score=None if winner else 3.0, winner=winner,
-                      confidence=confidence)  # fmt: skip
+    verdict = Verdict(
+        reasoning="r", score=None if winner else 3.0, winner=winner, confidence=confidence
+    )
     return Judgement(model="cheap", verdict=verdict)
 
 
@@ -139,15 +141,25 @@ def test_confidence_is_the_lowest_of_the_screens_replies():
 
 
 def test_a_reply_without_confidence_makes_it_unknown():
-    result = CaseResult(id="c", status=CaseStatus.OK, rubric_hash="h", score=3.0,
-                        judgements=[judgement(0.9), judgement(None)])  # fmt: skip
+    result = CaseResult(
+        id="c",
+        status=CaseStatus.OK,
+        rubric_hash="h",
+        score=3.0,
+        judgements=[judgement(0.9), judgement(None)],
+    )
     assert screen_facts(result).confidence is None
     assert screen_facts(result).score == 3.0
 
 
 def test_a_failed_screen_is_failed_with_no_score():
-    result = CaseResult(id="c", status=CaseStatus.FAILED, rubric_hash="h", error="x",
-                        judgements=[Judgement(model="cheap", error="x")])  # fmt: skip
+    result = CaseResult(
+        id="c",
+        status=CaseStatus.FAILED,
+        rubric_hash="h",
+        error="x",
+        judgements=[Judgement(model="cheap", error="x")],
+    )
     facts = screen_facts(result)
     assert facts.failed
     assert facts.score is None
@@ -237,8 +249,10 @@ def test_pairwise_escalates_the_position_inconsistent_pair_only():
     judge = ScriptedJudge(pair_reply)
 
     def pair(case_id: str) -> Pair:
-        return Pair(old=Case(id=case_id, input=case_id, output="old"),
-                    new=Case(id=case_id, input=case_id, output="new"))  # fmt: skip
+        return Pair(
+            old=Case(id=case_id, input=case_id, output="old"),
+            new=Case(id=case_id, input=case_id, output="new"),
+        )
 
     async def both() -> list[CaseResult]:
         return [await grade(judge, pair("q1")), await grade(judge, pair("q2"))]

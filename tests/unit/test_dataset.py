@@ -60,18 +60,21 @@ def test_context_string_becomes_a_list_and_renders_numbered(write):
     ("content", "expected"),
     [
         pytest.param(b'{"id": "a", "input": "q"\n', "d.jsonl:1: invalid JSON", id="bad-json"),
-        pytest.param(b'[1, 2]\n', "d.jsonl:1: expected a JSON object", id="not-object"),
+        pytest.param(b"[1, 2]\n", "d.jsonl:1: expected a JSON object", id="not-object"),
         pytest.param(
             b'{"id": "a", "input": "q", "output": "x"}\n{"id": "b", "input": "q"}\n',
-            'd.jsonl:2: missing required field "output"', id="missing-field",
+            'd.jsonl:2: missing required field "output"',
+            id="missing-field",
         ),
         pytest.param(
-            b'{"id": "a", "input": "q", "output": 5}\n', 'd.jsonl:1: "output" must be a string',
+            b'{"id": "a", "input": "q", "output": 5}\n',
+            'd.jsonl:1: "output" must be a string',
             id="wrong-type",
         ),
         pytest.param(
             b'{"id": "a", "input": "q", "output": "x"}\n{"id": "a", "input": "q", "output": "y"}\n',
-            "d.jsonl:2: duplicate id 'a' (first on line 1)", id="duplicate-id",
+            "d.jsonl:2: duplicate id 'a' (first on line 1)",
+            id="duplicate-id",
         ),
         pytest.param(b"", "d.jsonl: no cases (the file is empty)", id="empty-file"),
         pytest.param(b"\n\n", "d.jsonl: no cases", id="only-blank-lines"),
@@ -81,15 +84,17 @@ def test_context_string_becomes_a_list_and_renders_numbered(write):
             id="latin-1",
         ),
         pytest.param(
-            b'{"id": true, "input": "q", "output": "x"}\n', '"id" must be a string or integer',
+            b'{"id": true, "input": "q", "output": "x"}\n',
+            '"id" must be a string or integer',
             id="bool-id",
         ),
         pytest.param(
             b'{"id": "a", "input": "q", "output": "x", "context": [1]}\n',
-            '"context" must be a string or a list of strings', id="bad-context",
+            '"context" must be a string or a list of strings',
+            id="bad-context",
         ),
     ],
-)  # fmt: skip
+)
 def test_bad_dataset_line_is_reported_with_file_and_line(write, content, expected):
     path = write("d.jsonl", content)
     with pytest.raises(DatasetError) as caught:
@@ -154,11 +159,14 @@ def test_bad_field_mapping_is_rejected(bad):
 # Regression (issue 13 §4, review 2026-11-23 finding 10): `"output": ""` was refused as
 # `missing required field "output"` and the whole dataset exited 2.
 def test_an_empty_output_is_a_case_to_judge_and_is_counted(write):
-    path = write("d.jsonl", lines(
-        {"id": "a", "input": "q", "output": ""},
-        {"id": "b", "input": "q", "output": "x"},
-        {"id": "c", "input": "", "output": "   "},
-    ))  # fmt: skip
+    path = write(
+        "d.jsonl",
+        lines(
+            {"id": "a", "input": "q", "output": ""},
+            {"id": "b", "input": "q", "output": "x"},
+            {"id": "c", "input": "", "output": "   "},
+        ),
+    )
     scan, cases = cases_of(path)
     assert [c.output for c in cases] == ["", "x", "   "]
     assert scan.warnings == [
@@ -182,12 +190,20 @@ def test_only_the_selected_cases_are_counted_as_empty(write):
 @pytest.mark.parametrize(
     ("row", "message", "hint"),
     [
-        pytest.param({"id": "a", "input": "q"}, 'd.jsonl:1: missing required field "output"',
-                     "--field output=COLUMN", id="absent"),
-        pytest.param({"id": "a", "input": "q", "output": None}, 'd.jsonl:1: "output" is null',
-                     'write "" for an empty output', id="null"),
+        pytest.param(
+            {"id": "a", "input": "q"},
+            'd.jsonl:1: missing required field "output"',
+            "--field output=COLUMN",
+            id="absent",
+        ),
+        pytest.param(
+            {"id": "a", "input": "q", "output": None},
+            'd.jsonl:1: "output" is null',
+            'write "" for an empty output',
+            id="null",
+        ),
     ],
-)  # fmt: skip
+)
 def test_an_absent_or_null_field_is_still_an_error_with_its_fix(write, row, message, hint):
     with pytest.raises(DatasetError) as caught:
         scan_dataset(write("d.jsonl", lines(row)), requires=REQ)
@@ -211,15 +227,16 @@ def test_sample_is_a_count_or_a_share(text, expected):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        pytest.param("200%", "--sample 200%: a share must be above 0% and at most 100%",
-                     id="share-above-100"),
+        pytest.param(
+            "200%", "--sample 200%: a share must be above 0% and at most 100%", id="share-above-100"
+        ),
         pytest.param("0%", "a share must be above 0%", id="zero-share"),
         pytest.param("0", "--sample 0: judge at least 1 case", id="zero"),
         pytest.param("2.5", "--sample '2.5' is not N or P%", id="fractional-count"),
         pytest.param("ten", "--sample 'ten' is not N or P%", id="word"),
         pytest.param("-1", "is not N or P%", id="negative"),
     ],
-)  # fmt: skip
+)
 def test_a_bad_sample_is_a_config_error_naming_the_flag(text, message):
     # Regression (review 2026-11-23, finding 21): "should be a valid integer" for 200%.
     with pytest.raises(ConfigError) as caught:

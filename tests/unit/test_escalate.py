@@ -53,7 +53,7 @@ def facts(**kw) -> ScreenFacts:
         pytest.param("winner != old", facts(winner="old"), False, id="winner-ne"),
         pytest.param("winner == new", facts(winner="old"), False, id="winner-other"),
     ],
-)  # fmt: skip
+)
 def test_each_test_compares_the_screen_value(rule, screen, expected):
     assert parse_rule(rule).holds(screen) is expected
 
@@ -69,12 +69,17 @@ def test_each_test_compares_the_screen_value(rule, screen, expected):
         pytest.param("not (failed or passed)", facts(passed=True), False, id="not-of-a-group"),
         pytest.param("not not passed", facts(passed=True), True, id="double-not"),
         pytest.param("((passed))", facts(passed=True), True, id="redundant-parentheses"),
-        pytest.param("failed or score < 2 or confidence < 0.8", facts(score=4, confidence=0.5),
-                     True, id="long-or"),
-        pytest.param("score > 1 and score < 4 and passed", facts(score=2, passed=False), False,
-                     id="long-and"),
+        pytest.param(
+            "failed or score < 2 or confidence < 0.8",
+            facts(score=4, confidence=0.5),
+            True,
+            id="long-or",
+        ),
+        pytest.param(
+            "score > 1 and score < 4 and passed", facts(score=2, passed=False), False, id="long-and"
+        ),
     ],
-)  # fmt: skip
+)
 def test_precedence_is_not_then_and_then_or(rule, screen, expected):
     assert parse_rule(rule).holds(screen) is expected
 
@@ -95,7 +100,7 @@ def test_precedence_is_not_then_and_then_or(rule, screen, expected):
         pytest.param("failed", True, id="failed-is-always-known"),
         pytest.param("failed or confidence < 0.8", True, id="failed-or-something"),
     ],
-)  # fmt: skip
+)
 def test_a_test_on_a_value_the_screen_did_not_give_is_false(rule, expected):
     assert parse_rule(rule).holds(FAILED) is expected
 
@@ -103,8 +108,9 @@ def test_a_test_on_a_value_the_screen_did_not_give_is_false(rule, expected):
 @pytest.mark.parametrize(
     ("rule", "text"),
     [
-        pytest.param("confidence<0.8 or score in [2,3]", "confidence < 0.8 or score in [2, 3]",
-                     id="spacing"),
+        pytest.param(
+            "confidence<0.8 or score in [2,3]", "confidence < 0.8 or score in [2, 3]", id="spacing"
+        ),
         pytest.param("  FAILED   Or NOT Consistent ", "failed or not consistent", id="case"),
         pytest.param("Winner == TIE", "winner == tie", id="value-case"),
         pytest.param("score = 3", "score == 3", id="single-equals"),
@@ -112,18 +118,27 @@ def test_a_test_on_a_value_the_screen_did_not_give_is_false(rule, expected):
         pytest.param("score < 3.0", "score < 3", id="whole-number"),
         pytest.param("score<-0", "score < 0", id="negative-zero"),
         pytest.param("confidence < 1e-7", "confidence < 1e-07", id="tiny-number"),
-        pytest.param("(failed or passed) and consistent", "(failed or passed) and consistent",
-                     id="needed-parentheses-kept"),
-        pytest.param("failed or (passed and consistent)", "failed or passed and consistent",
-                     id="redundant-parentheses-dropped"),
-        pytest.param("failed or (passed or (consistent))", "failed or passed or consistent",
-                     id="nested-or-flattened"),
+        pytest.param(
+            "(failed or passed) and consistent",
+            "(failed or passed) and consistent",
+            id="needed-parentheses-kept",
+        ),
+        pytest.param(
+            "failed or (passed and consistent)",
+            "failed or passed and consistent",
+            id="redundant-parentheses-dropped",
+        ),
+        pytest.param(
+            "failed or (passed or (consistent))",
+            "failed or passed or consistent",
+            id="nested-or-flattened",
+        ),
         pytest.param("not (failed and passed)", "not (failed and passed)", id="not-of-group"),
         pytest.param("not(not(failed))", "not not failed", id="not-not"),
         pytest.param("not (score < 3)", "not score < 3", id="not-of-test"),
         pytest.param("\tfailed\nor\r\npassed", "failed or passed", id="any-whitespace"),
     ],
-)  # fmt: skip
+)
 def test_canonical_text_normalises_spacing_case_and_parentheses(rule, text):
     assert parse_rule(rule).text == text
 
@@ -153,20 +168,26 @@ def test_canonical_text_parses_back_to_itself_and_the_same_meaning(rule):
     [
         pytest.param("failed", {"failed"}, id="one"),
         pytest.param("Score < 2 or score > 4", {"score"}, id="repeated-and-case-folded"),
-        pytest.param("winner == tie or not (consistent and confidence > 0.5)",
-                     {"winner", "consistent", "confidence"}, id="nested"),
+        pytest.param(
+            "winner == tie or not (consistent and confidence > 0.5)",
+            {"winner", "consistent", "confidence"},
+            id="nested",
+        ),
     ],
-)  # fmt: skip
+)
 def test_variables_are_the_names_the_rule_mentions(rule, variables):
     assert parse_rule(rule).variables == frozenset(variables)
 
 
 def test_every_variable_is_documented_with_its_type():
     assert dict(VARIABLES) == {
-        "failed": VariableType.BOOLEAN, "score": VariableType.NUMBER,
-        "confidence": VariableType.NUMBER, "consistent": VariableType.BOOLEAN,
-        "passed": VariableType.BOOLEAN, "winner": VariableType.WINNER,
-    }  # fmt: skip
+        "failed": VariableType.BOOLEAN,
+        "score": VariableType.NUMBER,
+        "confidence": VariableType.NUMBER,
+        "consistent": VariableType.BOOLEAN,
+        "passed": VariableType.BOOLEAN,
+        "winner": VariableType.WINNER,
+    }
     for name in VARIABLES:
         assert f"`{name}`" in (escalate.__doc__ or "")
 
@@ -177,47 +198,81 @@ def test_every_variable_is_documented_with_its_type():
         pytest.param("", "the rule is empty", id="empty"),
         pytest.param("   ", "the rule is empty", id="blank"),
         pytest.param("score <", "expected a number after '<' (column 8)", id="missing-number"),
-        pytest.param("scroe < 3", "unknown variable 'scroe'; did you mean 'score'?",
-                     id="unknown-variable-suggests"),
-        pytest.param("quality > 3", "known variables: failed, score, confidence, consistent",
-                     id="unknown-variable-lists-known"),
-        pytest.param("score == true", "score is a number: expected a number after '=='",
-                     id="number-vs-boolean"),
-        pytest.param("winner < 3", "winner is old/new/tie, so '<' does not apply",
-                     id="winner-ordered"),
-        pytest.param("winner == draw", "expected old, new or tie after '==', found 'draw'",
-                     id="winner-bad-value"),
-        pytest.param("winner in [1, 2]", "winner is old/new/tie: 'in [low, high]' needs a number",
-                     id="winner-range"),
+        pytest.param(
+            "scroe < 3",
+            "unknown variable 'scroe'; did you mean 'score'?",
+            id="unknown-variable-suggests",
+        ),
+        pytest.param(
+            "quality > 3",
+            "known variables: failed, score, confidence, consistent",
+            id="unknown-variable-lists-known",
+        ),
+        pytest.param(
+            "score == true",
+            "score is a number: expected a number after '=='",
+            id="number-vs-boolean",
+        ),
+        pytest.param(
+            "winner < 3", "winner is old/new/tie, so '<' does not apply", id="winner-ordered"
+        ),
+        pytest.param(
+            "winner == draw",
+            "expected old, new or tie after '==', found 'draw'",
+            id="winner-bad-value",
+        ),
+        pytest.param(
+            "winner in [1, 2]",
+            "winner is old/new/tie: 'in [low, high]' needs a number",
+            id="winner-range",
+        ),
         pytest.param("winner", "winner is old/new/tie and needs a comparison", id="bare-winner"),
-        pytest.param("failed in [1,2]", "failed is true/false: 'in [low, high]'",
-                     id="boolean-range"),
-        pytest.param("consistent > 0.5", "consistent is true/false, so '>' does not apply",
-                     id="boolean-ordered"),
-        pytest.param("passed == 1", "expected true or false after '==', found '1'",
-                     id="boolean-number"),
-        pytest.param("score", "score is a number and needs a comparison, e.g. 'score in [2, 3]' "
-                     "(column 6)", id="bare-number"),
-        pytest.param("confidence not 3", "confidence is a number and needs a comparison",
-                     id="not-without-in"),
-        pytest.param("score in [3, 2]", "the range [3, 2] is empty: write the low end first",
-                     id="reversed-range"),
+        pytest.param(
+            "failed in [1,2]", "failed is true/false: 'in [low, high]'", id="boolean-range"
+        ),
+        pytest.param(
+            "consistent > 0.5",
+            "consistent is true/false, so '>' does not apply",
+            id="boolean-ordered",
+        ),
+        pytest.param(
+            "passed == 1", "expected true or false after '==', found '1'", id="boolean-number"
+        ),
+        pytest.param(
+            "score",
+            "score is a number and needs a comparison, e.g. 'score in [2, 3]' (column 6)",
+            id="bare-number",
+        ),
+        pytest.param(
+            "confidence not 3", "confidence is a number and needs a comparison", id="not-without-in"
+        ),
+        pytest.param(
+            "score in [3, 2]",
+            "the range [3, 2] is empty: write the low end first",
+            id="reversed-range",
+        ),
         pytest.param("score in [1, 2", "expected ']' to close the range", id="open-range"),
         pytest.param("score in 1, 2]", "expected '[' after 'in', found '1'", id="no-bracket"),
         pytest.param("score in [1; 2]", "unexpected character ';'", id="bad-separator"),
         pytest.param("score in [1 2]", "expected ',' between the two ends", id="no-comma"),
         pytest.param("score in [a, 2]", "expected a number after '['", id="range-not-number"),
-        pytest.param("(failed or passed", "the '(' at column 1 is never closed",
-                     id="unclosed-parenthesis"),
+        pytest.param(
+            "(failed or passed", "the '(' at column 1 is never closed", id="unclosed-parenthesis"
+        ),
         pytest.param("failed)", "no '(' opens this ')' (column 7)", id="extra-parenthesis"),
-        pytest.param("(failed passed)", "expected ')' to close the '(' at column 1",
-                     id="junk-inside-parentheses"),
+        pytest.param(
+            "(failed passed)",
+            "expected ')' to close the '(' at column 1",
+            id="junk-inside-parentheses",
+        ),
         pytest.param("()", "expected a test", id="empty-parentheses"),
-        pytest.param("failed passed", "unexpected 'passed' after a complete test",
-                     id="trailing-token"),
+        pytest.param(
+            "failed passed", "unexpected 'passed' after a complete test", id="trailing-token"
+        ),
         pytest.param("score < 3 4", "unexpected '4'", id="trailing-number"),
-        pytest.param("failed or", "expected a test (a variable, 'not' or '(') after 'or'",
-                     id="dangling-or"),
+        pytest.param(
+            "failed or", "expected a test (a variable, 'not' or '(') after 'or'", id="dangling-or"
+        ),
         pytest.param("and failed", "found 'and' (column 1)", id="leading-and"),
         pytest.param("not", "expected a test", id="bare-not"),
         pytest.param("3 < score", "expected a test", id="number-first"),
@@ -233,7 +288,7 @@ def test_every_variable_is_documented_with_its_type():
         pytest.param("not " * 40 + "failed", "more than 32 levels", id="too-deep-not"),
         pytest.param("(" * 40 + "failed" + ")" * 40, "more than 32 levels", id="too-deep-parens"),
     ],
-)  # fmt: skip
+)
 def test_invalid_rules_are_config_errors_that_say_what_and_where(rule, fragment):
     with pytest.raises(ConfigError) as caught:
         parse_rule(rule)
@@ -251,8 +306,15 @@ def test_the_hint_shows_a_valid_example_for_the_variable_at_fault():
 
 
 def test_every_hint_example_is_itself_a_valid_rule():
-    for rule in ["", "score", "confidence <", "failed in [1, 2]", "consistent > 1", "passed = 3",
-                 "winner"]:  # fmt: skip
+    for rule in [
+        "",
+        "score",
+        "confidence <",
+        "failed in [1, 2]",
+        "consistent > 1",
+        "passed = 3",
+        "winner",
+    ]:
         with pytest.raises(ConfigError) as caught:
             parse_rule(rule)
         hint = caught.value.hint or ""
@@ -275,11 +337,54 @@ def test_a_newline_in_the_rule_is_whitespace_but_not_in_the_message():
 
 
 VOCABULARY = [
-    "score", "confidence", "failed", "consistent", "passed", "winner", "quality", "and", "or",
-    "not", "in", "true", "false", "old", "new", "tie", "(", ")", "[", "]", ",", "<", "<=", ">",
-    ">=", "==", "=", "!=", "!", "0", "3", "-1", "2.5", ".5", "1e3", "1e999", "1.2.3", "3x", "'",
-    '"', "&&", "é", "\x00", "\n", "-", "+", "",
-]  # fmt: skip
+    "score",
+    "confidence",
+    "failed",
+    "consistent",
+    "passed",
+    "winner",
+    "quality",
+    "and",
+    "or",
+    "not",
+    "in",
+    "true",
+    "false",
+    "old",
+    "new",
+    "tie",
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "==",
+    "=",
+    "!=",
+    "!",
+    "0",
+    "3",
+    "-1",
+    "2.5",
+    ".5",
+    "1e3",
+    "1e999",
+    "1.2.3",
+    "3x",
+    "'",
+    '"',
+    "&&",
+    "é",
+    "\x00",
+    "\n",
+    "-",
+    "+",
+    "",
+]
 
 
 def test_random_token_soups_give_a_rule_or_a_config_error_and_nothing_else():
@@ -332,9 +437,12 @@ def test_dropping_redundant_parentheses_keeps_the_meaning():
 
     screens = [
         facts(score=s, confidence=c, winner=w, consistent=k, passed=p)
-        for s in (None, 1, 2, 5) for c in (None, 0.4, 0.9) for w in (None, "tie", "old")
-        for k in (None, True) for p in (None, False)
-    ] + [FAILED]  # fmt: skip
+        for s in (None, 1, 2, 5)
+        for c in (None, 0.4, 0.9)
+        for w in (None, "tie", "old")
+        for k in (None, True)
+        for p in (None, False)
+    ] + [FAILED]
     for _ in range(300):
         text, oracle = generate(4)
         canonical = parse_rule(parse_rule(text).text)

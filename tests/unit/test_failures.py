@@ -33,56 +33,144 @@ REFUSED = ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 9)")
 @pytest.mark.parametrize(
     ("err", "sent", "kind"),
     [
-        pytest.param(error("InternalServerError", "Connection error.", status=500,
-                           cause=error("APIConnectionError", cause=REFUSED)), False,
-                     FailureKind.UNREACHABLE, id="refused-looks-like-500"),
-        pytest.param(error("InternalServerError", "Connection error.", status=500,
-                           cause=socket.gaierror(-2, "Name or service not known")), False,
-                     FailureKind.UNREACHABLE, id="unknown-host"),
-        pytest.param(error("InternalServerError", "OpenAIException - Missing credentials. "
-                           "Please pass an `api_key`", status=500), False,
-                     FailureKind.ENDPOINT, id="missing-key-looks-like-500"),
-        pytest.param(error("BadRequestError", "LLM Provider NOT provided. You passed "
-                           "model=notaprovider/foo", status=400), True,
-                     FailureKind.ENDPOINT, id="unknown-provider-even-with-a-format"),
-        pytest.param(error("AuthenticationError", "bad key", status=401), False,
-                     FailureKind.ENDPOINT, id="401"),
-        pytest.param(error("PermissionDeniedError", "no", status=403), False,
-                     FailureKind.ENDPOINT, id="403"),
-        pytest.param(error("NotFoundError", "404: Not Found", status=404), False,
-                     FailureKind.ENDPOINT, id="404-wrong-path"),
-        pytest.param(error("BadRequestError", "The model `gpt-9` does not exist", status=400),
-                     True, FailureKind.ENDPOINT, id="model-missing"),
-        pytest.param(error("RateLimitError", "slow down", status=429), True,
-                     FailureKind.RATE_LIMITED, id="429"),
-        pytest.param(error("Timeout", "timed out", status=408), False,
-                     FailureKind.TRANSIENT, id="timeout"),
+        pytest.param(
+            error(
+                "InternalServerError",
+                "Connection error.",
+                status=500,
+                cause=error("APIConnectionError", cause=REFUSED),
+            ),
+            False,
+            FailureKind.UNREACHABLE,
+            id="refused-looks-like-500",
+        ),
+        pytest.param(
+            error(
+                "InternalServerError",
+                "Connection error.",
+                status=500,
+                cause=socket.gaierror(-2, "Name or service not known"),
+            ),
+            False,
+            FailureKind.UNREACHABLE,
+            id="unknown-host",
+        ),
+        pytest.param(
+            error(
+                "InternalServerError",
+                "OpenAIException - Missing credentials. Please pass an `api_key`",
+                status=500,
+            ),
+            False,
+            FailureKind.ENDPOINT,
+            id="missing-key-looks-like-500",
+        ),
+        pytest.param(
+            error(
+                "BadRequestError",
+                "LLM Provider NOT provided. You passed model=notaprovider/foo",
+                status=400,
+            ),
+            True,
+            FailureKind.ENDPOINT,
+            id="unknown-provider-even-with-a-format",
+        ),
+        pytest.param(
+            error("AuthenticationError", "bad key", status=401),
+            False,
+            FailureKind.ENDPOINT,
+            id="401",
+        ),
+        pytest.param(
+            error("PermissionDeniedError", "no", status=403), False, FailureKind.ENDPOINT, id="403"
+        ),
+        pytest.param(
+            error("NotFoundError", "404: Not Found", status=404),
+            False,
+            FailureKind.ENDPOINT,
+            id="404-wrong-path",
+        ),
+        pytest.param(
+            error("BadRequestError", "The model `gpt-9` does not exist", status=400),
+            True,
+            FailureKind.ENDPOINT,
+            id="model-missing",
+        ),
+        pytest.param(
+            error("RateLimitError", "slow down", status=429),
+            True,
+            FailureKind.RATE_LIMITED,
+            id="429",
+        ),
+        pytest.param(
+            error("Timeout", "timed out", status=408), False, FailureKind.TRANSIENT, id="timeout"
+        ),
         pytest.param(TimeoutError(), False, FailureKind.TRANSIENT, id="our-timeout"),
-        pytest.param(error("InternalServerError", "boom", status=500), False,
-                     FailureKind.TRANSIENT, id="500"),
-        pytest.param(error("ServiceUnavailableError", "later", status=503), True,
-                     FailureKind.TRANSIENT, id="503"),
-        pytest.param(error("APIConnectionError", "Server disconnected"), False,
-                     FailureKind.TRANSIENT, id="dropped-connection"),
-        pytest.param(error("InternalServerError", "1 validation error for "
-                           "CreateChatCompletionRequest response_format.type Input should be "
-                           "'text' or 'json_object'", status=500), True,
-                     FailureKind.FORMAT, id="llama-cpp-500-on-json-schema"),
-        pytest.param(error("InternalServerError", "1 validation error ... response_format",
-                           status=500), False, FailureKind.TRANSIENT,
-                     id="format-words-but-no-format-sent"),
-        pytest.param(error("BadRequestError", "response_format is not supported", status=400),
-                     True, FailureKind.FORMAT, id="400-with-a-format"),
-        pytest.param(error("UnsupportedParamsError", "response_format not supported"), True,
-                     FailureKind.FORMAT, id="litellm-unsupported-param"),
-        pytest.param(error("BadRequestError", "temperature is not supported", status=400),
-                     False, FailureKind.REQUEST, id="400-without-a-format"),
-        pytest.param(error("ContextWindowExceededError", "too long", status=400), True,
-                     FailureKind.REFUSED, id="context-window"),
-        pytest.param(error("ContentPolicyViolationError", "refused", status=400), False,
-                     FailureKind.REFUSED, id="content-policy"),
+        pytest.param(
+            error("InternalServerError", "boom", status=500), False, FailureKind.TRANSIENT, id="500"
+        ),
+        pytest.param(
+            error("ServiceUnavailableError", "later", status=503),
+            True,
+            FailureKind.TRANSIENT,
+            id="503",
+        ),
+        pytest.param(
+            error("APIConnectionError", "Server disconnected"),
+            False,
+            FailureKind.TRANSIENT,
+            id="dropped-connection",
+        ),
+        pytest.param(
+            error(
+                "InternalServerError",
+                "1 validation error for "
+                "CreateChatCompletionRequest response_format.type Input should be "
+                "'text' or 'json_object'",
+                status=500,
+            ),
+            True,
+            FailureKind.FORMAT,
+            id="llama-cpp-500-on-json-schema",
+        ),
+        pytest.param(
+            error("InternalServerError", "1 validation error ... response_format", status=500),
+            False,
+            FailureKind.TRANSIENT,
+            id="format-words-but-no-format-sent",
+        ),
+        pytest.param(
+            error("BadRequestError", "response_format is not supported", status=400),
+            True,
+            FailureKind.FORMAT,
+            id="400-with-a-format",
+        ),
+        pytest.param(
+            error("UnsupportedParamsError", "response_format not supported"),
+            True,
+            FailureKind.FORMAT,
+            id="litellm-unsupported-param",
+        ),
+        pytest.param(
+            error("BadRequestError", "temperature is not supported", status=400),
+            False,
+            FailureKind.REQUEST,
+            id="400-without-a-format",
+        ),
+        pytest.param(
+            error("ContextWindowExceededError", "too long", status=400),
+            True,
+            FailureKind.REFUSED,
+            id="context-window",
+        ),
+        pytest.param(
+            error("ContentPolicyViolationError", "refused", status=400),
+            False,
+            FailureKind.REFUSED,
+            id="content-policy",
+        ),
     ],
-)  # fmt: skip
+)
 def test_failures_are_classified_by_what_they_mean(err, sent, kind):
     assert classify(err, sent_format=sent) is kind
 
@@ -124,20 +212,50 @@ LOCAL = Endpoint(model="openai/sim", api_base="http://127.0.0.1:8080")
 @pytest.mark.parametrize(
     ("kind", "status", "message", "endpoint", "fix"),
     [
-        (FailureKind.UNREACHABLE, 500, "Connection error.", LOCAL,
-         "nothing answers at http://127.0.0.1:8080"),
-        (FailureKind.ENDPOINT, 404, "Not Found", LOCAL,
-         "check --api-base; OpenAI-compatible servers usually end in /v1"),
-        (FailureKind.ENDPOINT, 500, "Missing credentials", Endpoint("openai/gpt-4o", None),
-         "set OPENAI_API_KEY"),
-        (FailureKind.ENDPOINT, 401, "bad key", Endpoint("anthropic/claude-x", None),
-         "the key was refused"),
-        (FailureKind.ENDPOINT, 400, "LLM Provider NOT provided", Endpoint("foo/bar", None),
-         "LiteLLM does not know the provider"),
-        (FailureKind.ENDPOINT, 404, "model not found",
-         Endpoint("openai/x", "http://h:1/v1"), "check the model name 'openai/x'"),
+        (
+            FailureKind.UNREACHABLE,
+            500,
+            "Connection error.",
+            LOCAL,
+            "nothing answers at http://127.0.0.1:8080",
+        ),
+        (
+            FailureKind.ENDPOINT,
+            404,
+            "Not Found",
+            LOCAL,
+            "check --api-base; OpenAI-compatible servers usually end in /v1",
+        ),
+        (
+            FailureKind.ENDPOINT,
+            500,
+            "Missing credentials",
+            Endpoint("openai/gpt-4o", None),
+            "set OPENAI_API_KEY",
+        ),
+        (
+            FailureKind.ENDPOINT,
+            401,
+            "bad key",
+            Endpoint("anthropic/claude-x", None),
+            "the key was refused",
+        ),
+        (
+            FailureKind.ENDPOINT,
+            400,
+            "LLM Provider NOT provided",
+            Endpoint("foo/bar", None),
+            "LiteLLM does not know the provider",
+        ),
+        (
+            FailureKind.ENDPOINT,
+            404,
+            "model not found",
+            Endpoint("openai/x", "http://h:1/v1"),
+            "check the model name 'openai/x'",
+        ),
     ],
-)  # fmt: skip
+)
 def test_the_likely_fix_names_what_to_change(kind, status, message, endpoint, fix):
     assert fix in likely_fix(kind, status, message, endpoint)
 

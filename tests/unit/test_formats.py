@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from judgecli.judge.formats import FormatLadder, FormatMode, wire_format
 
-SCHEMA = {"type": "object", "properties": {"reasoning": {"type": "string"},
-          "winner": {"type": "string", "enum": ["A", "B", "tie"]}}}  # fmt: skip
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "reasoning": {"type": "string"},
+        "winner": {"type": "string", "enum": ["A", "B", "tie"]},
+    },
+}
 STRICT = {
     "type": "json_schema",
     "json_schema": {"name": "verdict", "schema": SCHEMA, "strict": True},

@@ -94,8 +94,9 @@ def test_binary_majority_decides_and_a_split_panel_decides_nothing(binary_rubric
 def test_a_reply_cut_off_at_max_tokens_is_re_asked_not_parsed(pointwise_rubric):
     # Issue 13: finish_reason "length" is retried with a clear error; even a complete
     # object early in a cut-off reply is not taken as the verdict.
-    cut = JudgeReply(text='{"reasoning": "a", "score": 1} and then I reconsidered, the',
-                     finish_reason="length")  # fmt: skip
+    cut = JudgeReply(
+        text='{"reasoning": "a", "score": 1} and then I reconsidered, the', finish_reason="length"
+    )
     judge = ScriptedJudge().enqueue(cut, cut)
     result = grade(judge, pointwise_rubric, retries=1)
     assert result.status is CaseStatus.FAILED

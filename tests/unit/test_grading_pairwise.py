@@ -38,8 +38,15 @@ def favours(answer: str):
 
 
 def grade(judge, *, models=("m1",), flip=True, policy=FlipPolicy.TIE):
-    plan = GradingPlan(rubric=RUBRIC, models=list(models), temperature=0, max_tokens=100,
-                       max_retries=1, flip=flip, flip_policy=policy)  # fmt: skip
+    plan = GradingPlan(
+        rubric=RUBRIC,
+        models=list(models),
+        temperature=0,
+        max_tokens=100,
+        max_retries=1,
+        flip=flip,
+        flip_policy=policy,
+    )
     return asyncio.run(grade_pairwise(judge, plan, PAIR))
 
 

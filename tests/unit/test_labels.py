@@ -37,16 +37,21 @@ def test_labels_are_normalised_to_the_rubric(write, space, raw, expected):
 @pytest.mark.parametrize(
     ("space", "row", "message"),
     [
-        pytest.param(SCALE, {"id": "a", "label": 5}, "label 5 is not a number from 1 to 4",
-                     id="off-scale"),
+        pytest.param(
+            SCALE, {"id": "a", "label": 5}, "label 5 is not a number from 1 to 4", id="off-scale"
+        ),
         pytest.param(SCALE, {"id": "a", "label": "good"}, "is not a number", id="not-a-number"),
-        pytest.param(YES_NO, {"id": "a", "label": "MAYBE"}, "is not one of ['YES', 'NO']",
-                     id="unknown-choice"),
+        pytest.param(
+            YES_NO,
+            {"id": "a", "label": "MAYBE"},
+            "is not one of ['YES', 'NO']",
+            id="unknown-choice",
+        ),
         pytest.param(PAIRWISE, {"id": "a", "label": "A"}, "--label-map", id="pairwise-needs-map"),
         pytest.param(SCALE, {"id": "a"}, 'missing "label"', id="no-label"),
         pytest.param(SCALE, {"label": 1}, 'missing or invalid "id"', id="no-id"),
     ],
-)  # fmt: skip
+)
 def test_bad_labels_name_file_and_line(write, space, row, message):
     # Line 1 is a valid label of the space, so the error must be the bad row's, on line 2.
     valid = {RubricKind.POINTWISE: 1, RubricKind.BINARY: "YES", RubricKind.PAIRWISE: "new"}
@@ -64,15 +69,21 @@ def test_label_map_translates_other_spellings(write):
 
 
 def test_the_same_annotator_twice_on_a_case_is_an_error(write):
-    path = labels_file(write, {"id": "a", "label": 1, "annotator": "r1"},
-                       {"id": "a", "label": 2, "annotator": "r1"})  # fmt: skip
+    path = labels_file(
+        write,
+        {"id": "a", "label": 1, "annotator": "r1"},
+        {"id": "a", "label": 2, "annotator": "r1"},
+    )
     with pytest.raises(DatasetError, match="labelled twice by r1"):
         read_labels(path, SCALE)
 
 
 def test_several_annotators_per_case_are_kept(write):
-    path = labels_file(write, {"id": "a", "label": 1, "annotator": "r1"},
-                       {"id": "a", "label": 2, "annotator": "r2"})  # fmt: skip
+    path = labels_file(
+        write,
+        {"id": "a", "label": 1, "annotator": "r1"},
+        {"id": "a", "label": 2, "annotator": "r2"},
+    )
     assert [(x.annotator, x.value) for x in read_labels(path, SCALE)] == [("r1", 1.0), ("r2", 2.0)]
 
 

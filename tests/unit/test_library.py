@@ -28,9 +28,12 @@ prompt:
 
 def test_extends_merges_blocks_key_by_key_and_replaces_the_rest(write):
     write("base.yaml", BASE)
-    child = write("child.yaml", "name: child\nextends: base.yaml\npass_at: 4\n"
-                  "criteria: [{name: accuracy}]\nprompt: {user: 'Answer: {output}'}\n"
-                  "judge: {max_tokens: 99}\n")  # fmt: skip
+    child = write(
+        "child.yaml",
+        "name: child\nextends: base.yaml\npass_at: 4\n"
+        "criteria: [{name: accuracy}]\nprompt: {user: 'Answer: {output}'}\n"
+        "judge: {max_tokens: 99}\n",
+    )
     rubric = load_rubric(child)
     assert (rubric.name, rubric.pass_at, rubric.extends) == ("child", 4, "base.yaml")
     assert rubric.prompt.system == "Be strict."  # inherited

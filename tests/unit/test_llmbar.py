@@ -265,15 +265,22 @@ def instance(false_winner: str | None, true_winner: str | None) -> dict:
 @pytest.mark.parametrize(
     ("false_winner", "true_winner", "status", "winner", "consistent", "judge_winners"),
     [
-        pytest.param("2", "2", CaseStatus.OK, Winner.NEW, True, {"GPT-4": Winner.NEW},
-                     id="same-answer-both-orders"),
-        pytest.param("1", "2", CaseStatus.OK, Winner.TIE, False, {"GPT-4": Winner.TIE},
-                     id="flipped-is-a-tie"),
-        pytest.param(None, "2", CaseStatus.FAILED, None, None, {},
-                     id="null-is-failed-not-a-loss"),
+        pytest.param(
+            "2",
+            "2",
+            CaseStatus.OK,
+            Winner.NEW,
+            True,
+            {"GPT-4": Winner.NEW},
+            id="same-answer-both-orders",
+        ),
+        pytest.param(
+            "1", "2", CaseStatus.OK, Winner.TIE, False, {"GPT-4": Winner.TIE}, id="flipped-is-a-tie"
+        ),
+        pytest.param(None, "2", CaseStatus.FAILED, None, None, {}, id="null-is-failed-not-a-loss"),
         pytest.param(None, None, CaseStatus.FAILED, None, None, {}, id="null-twice-is-failed"),
     ],
-)  # fmt: skip
+)
 def test_an_instance_converts_as_grade_pairwise_would_build_it(
     false_winner, true_winner, status, winner, consistent, judge_winners
 ):

@@ -51,19 +51,28 @@ def test_backoff_grows_exponentially_and_is_capped():
 
 @pytest.mark.parametrize(
     ("text", "seconds"),
-    [("1s", 1.0), ("6m0s", 360.0), ("20ms", 0.02), ("1h2m3.5s", 3723.5), ("0.5", 0.5),
-     ("soon", None), ("5x", None)],
-)  # fmt: skip
+    [
+        ("1s", 1.0),
+        ("6m0s", 360.0),
+        ("20ms", 0.02),
+        ("1h2m3.5s", 3723.5),
+        ("0.5", 0.5),
+        ("soon", None),
+        ("5x", None),
+    ],
+)
 def test_openai_reset_durations(text, seconds):
     assert duration_s(text) == seconds
 
 
 def test_openai_headers_give_the_request_budget():
     info = rate_limit_info(
-        {"llm_provider-x-ratelimit-limit-requests": "300",
-         "llm_provider-x-ratelimit-remaining-requests": "3",
-         "llm_provider-x-ratelimit-reset-requests": "59.4s"}
-    )  # fmt: skip
+        {
+            "llm_provider-x-ratelimit-limit-requests": "300",
+            "llm_provider-x-ratelimit-remaining-requests": "3",
+            "llm_provider-x-ratelimit-reset-requests": "59.4s",
+        }
+    )
     assert info == RateLimitInfo(limit=300, remaining=3, reset_s=59.4)
     assert info.low()
     assert info.budget_per_s == pytest.approx(300 / 59.4)
@@ -73,11 +82,13 @@ def test_anthropic_headers_give_the_request_budget():
     now = 1_000_000.0
     reset = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now + 30))
     info = rate_limit_info(
-        {"anthropic-ratelimit-requests-limit": "50",
-         "anthropic-ratelimit-requests-remaining": "40",
-         "anthropic-ratelimit-requests-reset": reset},
+        {
+            "anthropic-ratelimit-requests-limit": "50",
+            "anthropic-ratelimit-requests-remaining": "40",
+            "anthropic-ratelimit-requests-reset": reset,
+        },
         now=now,
-    )  # fmt: skip
+    )
     assert (info.limit, info.remaining, info.reset_s) == (50, 40, pytest.approx(30))
     assert not info.low()
     assert info.low(in_flight=40)  # 40 calls in flight could spend the 40 left
@@ -242,8 +253,12 @@ def simulate(server, cases, *, workers=16, rtt=0.05, ceiling=None):
             ok += 1
             rate.on_reply(now, server.info(now))
             if ok == cases:
-                return {"share": cases / server.per_s / now, "429": rate_limited, "late": late,
-                        "time": now}  # fmt: skip
+                return {
+                    "share": cases / server.per_s / now,
+                    "429": rate_limited,
+                    "late": late,
+                    "time": now,
+                }
             if left > 0:
                 left -= 1
                 queue.append(0)

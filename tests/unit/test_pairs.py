@@ -27,8 +27,10 @@ def test_pairs_join_on_id_in_old_file_order(write):
     scan = scan_pairs(old, new, requires=REQ)
     pairs = list(iter_pairs(scan, requires=REQ))
     assert [(p.id, p.old.output, p.new.output) for p in pairs] == [
-        ("p1", "o1", "n1"), ("p2", "o2", "n2"), ("p3", "o3", "n3"),
-    ]  # fmt: skip
+        ("p1", "o1", "n1"),
+        ("p2", "o2", "n2"),
+        ("p3", "o3", "n3"),
+    ]
     assert scan.total == 3
 
 
@@ -110,8 +112,10 @@ def test_empty_outputs_on_either_side_are_judged_and_counted(write):
     new = write("new.jsonl", jsonl(row(1, "n"), row(2, "  "), row(3, "n")))
     scan = scan_pairs(old, new, requires=REQ)
     assert [(p.old.output, p.new.output) for p in iter_pairs(scan, requires=REQ)] == [
-        ("", "n"), ("o", "  "), ("", "n"),
-    ]  # fmt: skip
+        ("", "n"),
+        ("o", "  "),
+        ("", "n"),
+    ]
     assert f'{old}: 2 cases have an empty "output" (judged as given)' in scan.warnings
     assert f'{new}: 1 case has an empty "output" (judged as given)' in scan.warnings
     assert len(scan.warnings) == 2  # the shared inputs are not counted twice

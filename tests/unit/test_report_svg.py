@@ -48,7 +48,7 @@ BUILDERS = [
     pytest.param(
         lambda: heat_map(
             ["1", "2"], ["1", "2"], [[3, 1], [0, 2]], title="t", row_title="h", column_title="j"
-        ),  # fmt: skip
+        ),
         id="heatmap",
     ),
     pytest.param(lambda: reliability_diagram(BINS, title="t"), id="reliability"),
@@ -58,7 +58,7 @@ BUILDERS = [
             lanes=[("new", "N"), ("old", "O")],
             title="t",
             x_label="x",
-        ),  # fmt: skip
+        ),
         id="scatter",
     ),
     pytest.param(lambda: svg.bar_chart([], title="t"), id="empty-bars"),
@@ -84,8 +84,9 @@ def test_output_is_deterministic_and_self_contained(build):
 
 
 def test_horizontal_bar_lengths_are_proportional_to_the_values():
-    root = parse(svg.bar_chart([Bar("a", 0.2), Bar("b", 0.5), Bar("c", 1.0)], title="t",
-                               domain=(0.0, 1.0)))  # fmt: skip
+    root = parse(
+        svg.bar_chart([Bar("a", 0.2), Bar("b", 0.5), Bar("c", 1.0)], title="t", domain=(0.0, 1.0))
+    )
     rects = by_class(root, "rect", "bar")
     widths = [f(r, "width") for r in rects]
     assert widths[0] / widths[2] == pytest.approx(0.2, abs=1e-3)
@@ -94,8 +95,9 @@ def test_horizontal_bar_lengths_are_proportional_to_the_values():
 
 
 def test_interval_whiskers_end_at_the_interval_bounds():
-    root = parse(svg.bar_chart([Bar("full", 1.0), Bar("b", 0.5, 0.3, 0.6)], title="t",
-                               domain=(0.0, 1.0)))  # fmt: skip
+    root = parse(
+        svg.bar_chart([Bar("full", 1.0), Bar("b", 0.5, 0.3, 0.6)], title="t", domain=(0.0, 1.0))
+    )
     full = by_class(root, "rect", "bar")[0]
     x0, unit = f(full, "x"), f(full, "width")
     whisker = by_class(root, "line", "ci")[0]
@@ -105,16 +107,23 @@ def test_interval_whiskers_end_at_the_interval_bounds():
 
 
 def test_bars_are_labelled_with_their_text_or_value():
-    root = parse(svg.bar_chart([Bar("win rate", 0.767, 0.65, 0.883, text="76.7% [65.0%, 88.3%]"),
-                                Bar("plain", 3.0)], title="t"))  # fmt: skip
+    root = parse(
+        svg.bar_chart(
+            [Bar("win rate", 0.767, 0.65, 0.883, text="76.7% [65.0%, 88.3%]"), Bar("plain", 3.0)],
+            title="t",
+        )
+    )
     assert "76.7% [65.0%, 88.3%]" in texts(root)
     assert "3" in texts(root)
     assert "win rate" in texts(root)
 
 
 def test_vertical_bar_heights_are_proportional_and_whiskers_vertical():
-    root = parse(svg.bar_chart([Bar("a", 2.0, 1.0, 3.0), Bar("b", 4.0)], title="t",
-                               domain=(0.0, 4.0), vertical=True))  # fmt: skip
+    root = parse(
+        svg.bar_chart(
+            [Bar("a", 2.0, 1.0, 3.0), Bar("b", 4.0)], title="t", domain=(0.0, 4.0), vertical=True
+        )
+    )
     a, b = by_class(root, "rect", "bar")
     assert f(a, "height") / f(b, "height") == pytest.approx(0.5, abs=1e-3)
     assert f(a, "y") + f(a, "height") == pytest.approx(f(b, "y") + f(b, "height"))
@@ -135,8 +144,11 @@ def test_histogram_draws_each_count_in_order():
 
 
 def test_forest_plot_puts_points_whiskers_and_reference_on_one_scale():
-    rows = [Bar("above", 0.8, 0.6, 0.9), Bar("below", 0.3, 0.1, 0.45),
-            Bar("straddles", 0.5, 0.4, 0.7)]  # fmt: skip
+    rows = [
+        Bar("above", 0.8, 0.6, 0.9),
+        Bar("below", 0.3, 0.1, 0.45),
+        Bar("straddles", 0.5, 0.4, 0.7),
+    ]
     root = parse(charts.forest_plot(rows, title="t", reference=0.55, reference_label="gate 55%"))
     points = by_class(root, "circle", "point")
     whiskers = [w for w in by_class(root, "line", "ci") if w.get("y1") == w.get("y2")]
@@ -171,8 +183,7 @@ def test_a_row_without_evidence_is_grey_never_above_or_below(row):
 def test_a_forest_plot_with_a_reference_has_a_legend_for_every_colour():
     root = parse(charts.forest_plot([Bar("a", 0.7, 0.5, 0.9)], title="t", reference=0.5))
     keys = by_class(root, "circle", "key")
-    assert [k.get("class") for k in keys] == ["key above", "key below", "key straddles",
-                                              "key few"]  # fmt: skip
+    assert [k.get("class") for k in keys] == ["key above", "key below", "key straddles", "key few"]
     shown = texts(root)
     for _, text in charts.LEGEND:
         assert text in shown
@@ -188,8 +199,11 @@ def test_a_forest_plot_without_a_reference_has_no_legend():
 
 
 def test_stacked_bar_parts_are_proportional_with_counts_and_shares():
-    segments = [Segment("NEW wins", 19, "new"), Segment("ties", 8, "tie"),
-                Segment("OLD wins", 3, "old")]  # fmt: skip
+    segments = [
+        Segment("NEW wins", 19, "new"),
+        Segment("ties", 8, "tie"),
+        Segment("OLD wins", 3, "old"),
+    ]
     root = parse(stacked_bar(segments, title="t"))
     parts = by_class(root, "rect", "segment")
     widths = [f(p, "width") for p in parts]
@@ -201,8 +215,9 @@ def test_stacked_bar_parts_are_proportional_with_counts_and_shares():
 
 def test_heat_map_writes_every_count_and_shades_by_it():
     matrix = [[7, 3], [0, 10]]
-    root = parse(heat_map(["a", "b"], ["a", "b"], matrix, title="t", row_title="human",
-                          column_title="judge"))  # fmt: skip
+    root = parse(
+        heat_map(["a", "b"], ["a", "b"], matrix, title="t", row_title="human", column_title="judge")
+    )
     cells = by_class(root, "rect", "cell")
     opacity = [f(c, "fill-opacity") for c in cells]
     assert opacity[2] == 0  # an empty cell is blank
@@ -229,8 +244,14 @@ def test_reliability_bars_span_their_bins_up_to_their_accuracy_with_counts():
 
 def test_scatter_places_points_by_value_and_lane():
     points = [(100.0, "new"), (-50.0, "old"), (0.0, "tie"), (20.0, "new")]
-    root = parse(scatter(points, lanes=[("new", "NEW won"), ("tie", "tie"), ("old", "OLD won")],
-                         title="t", x_label="chars"))  # fmt: skip
+    root = parse(
+        scatter(
+            points,
+            lanes=[("new", "NEW won"), ("tie", "tie"), ("old", "OLD won")],
+            title="t",
+            x_label="chars",
+        )
+    )
     dots = by_class(root, "circle", "dot")
     zero = f(by_class(root, "line", "ref")[0], "x1")
     xs = [f(d, "cx") for d in dots]
@@ -279,7 +300,7 @@ def test_coordinates_are_rounded_to_two_decimals(value, expected):
         pytest.param(1.0, 4.0, 5, [1.0, 2.0, 3.0, 4.0], id="scale"),
         pytest.param(
             -300.0, 300.0, 6, [-300.0, -200.0, -100.0, 0.0, 100.0, 200.0, 300.0], id="symmetric"
-        ),  # fmt: skip
+        ),
         pytest.param(0.0, 0.75, 5, [0.0, 0.2, 0.4, 0.6], id="stops-inside"),
         pytest.param(2.0, 2.0, 5, [2.0], id="empty-domain"),
     ],

@@ -32,8 +32,9 @@ SCALE = LabelSpace(kind=RubricKind.POINTWISE, scale=(1, 4))
 
 def scored(case_id: str, score: float | None, category: str = "c", **extra) -> CaseResult:
     status = CaseStatus.OK if score is not None else CaseStatus.FAILED
-    return CaseResult(id=case_id, status=status, score=score, category=category,
-                      rubric_hash="h", **extra)  # fmt: skip
+    return CaseResult(
+        id=case_id, status=status, score=score, category=category, rubric_hash="h", **extra
+    )
 
 
 def judged(model: str, score: float) -> Judgement:
@@ -115,38 +116,84 @@ def test_the_sample_is_reproducible_from_the_seed_whatever_the_results_order():
         pytest.param(scored("a", 4.0), 3, set(), id="clear-pass"),
         pytest.param(scored("a", 1.0), 3, set(), id="clear-fail"),
         pytest.param(scored("a", 1.0), None, set(), id="no-centre-no-borderline"),
-        pytest.param(scored("a", 4.0, judgements=[judged("x", 4), judged("y", 2)]), 3,
-                     {Group.DISAGREEMENT}, id="panel-disagrees"),
-        pytest.param(scored("a", 4.0, judgements=[judged("x", 4), judged("y", 4)]), 3,
-                     set(), id="panel-agrees"),
         pytest.param(
-            CaseResult(id="p", status=CaseStatus.OK, winner=Winner.TIE, consistent=False,
-                       judge_winners={"x": Winner.NEW, "y": Winner.OLD}, rubric_hash="h"),
-            None, {Group.INCONSISTENT, Group.DISAGREEMENT}, id="pairwise-inconsistent-panel"),
-        pytest.param(scored("a", 4.0, passed=True, tier="strong",
-                            screen=scored("a", 2.0, passed=False)), 3,
-                     {Group.DISAGREEMENT}, id="screen-and-strong-disagree-on-pass"),
-        pytest.param(scored("a", 4.0, passed=True, tier="strong",
-                            screen=scored("a", 3.0, passed=True)), 3,
-                     set(), id="screen-and-strong-agree-on-pass"),
-        pytest.param(scored("a", 4.0, passed=True, tier="strong", screen=scored("a", None)), 3,
-                     set(), id="failed-screen-is-no-disagreement"),
+            scored("a", 4.0, judgements=[judged("x", 4), judged("y", 2)]),
+            3,
+            {Group.DISAGREEMENT},
+            id="panel-disagrees",
+        ),
         pytest.param(
-            CaseResult(id="p", status=CaseStatus.OK, winner=Winner.NEW, consistent=True,
-                       rubric_hash="h", tier="strong",
-                       screen=CaseResult(id="p", status=CaseStatus.OK, winner=Winner.TIE,
-                                         consistent=False, rubric_hash="h")),
-            None, {Group.DISAGREEMENT}, id="screen-tie-strong-new"),
+            scored("a", 4.0, judgements=[judged("x", 4), judged("y", 4)]),
+            3,
+            set(),
+            id="panel-agrees",
+        ),
+        pytest.param(
+            CaseResult(
+                id="p",
+                status=CaseStatus.OK,
+                winner=Winner.TIE,
+                consistent=False,
+                judge_winners={"x": Winner.NEW, "y": Winner.OLD},
+                rubric_hash="h",
+            ),
+            None,
+            {Group.INCONSISTENT, Group.DISAGREEMENT},
+            id="pairwise-inconsistent-panel",
+        ),
+        pytest.param(
+            scored("a", 4.0, passed=True, tier="strong", screen=scored("a", 2.0, passed=False)),
+            3,
+            {Group.DISAGREEMENT},
+            id="screen-and-strong-disagree-on-pass",
+        ),
+        pytest.param(
+            scored("a", 4.0, passed=True, tier="strong", screen=scored("a", 3.0, passed=True)),
+            3,
+            set(),
+            id="screen-and-strong-agree-on-pass",
+        ),
+        pytest.param(
+            scored("a", 4.0, passed=True, tier="strong", screen=scored("a", None)),
+            3,
+            set(),
+            id="failed-screen-is-no-disagreement",
+        ),
+        pytest.param(
+            CaseResult(
+                id="p",
+                status=CaseStatus.OK,
+                winner=Winner.NEW,
+                consistent=True,
+                rubric_hash="h",
+                tier="strong",
+                screen=CaseResult(
+                    id="p",
+                    status=CaseStatus.OK,
+                    winner=Winner.TIE,
+                    consistent=False,
+                    rubric_hash="h",
+                ),
+            ),
+            None,
+            {Group.DISAGREEMENT},
+            id="screen-tie-strong-new",
+        ),
     ],
-)  # fmt: skip
+)
 def test_groups_of_a_case(result, centre, groups):
     assert groups_of(result, centre=centre) == groups
 
 
 def test_every_case_of_an_included_group_is_present_once_with_all_its_reasons():
     results = population()
-    picks = choose_cases(results, sample=SampleSize(count=10), seed=3,
-                         include=[Group.FAILED, Group.BORDERLINE], pass_at=3)  # fmt: skip
+    picks = choose_cases(
+        results,
+        sample=SampleSize(count=10),
+        seed=3,
+        include=[Group.FAILED, Group.BORDERLINE],
+        pass_at=3,
+    )
     ids = [p.result.id for p in picks]
     assert len(ids) == len(set(ids))
     wanted = {r.id for r in results if r.status is CaseStatus.FAILED or r.score in (2.0, 3.0)}
@@ -163,10 +210,14 @@ def test_borderline_without_pass_at_is_measured_from_the_median_score():
 
 
 def sheet_rows(show_verdict: bool, fmt: SheetFormat = SheetFormat.CSV):
-    picks = [Pick(scored("a", 3.0, category="x"), ("sample",)),
-             Pick(scored("b", None), ("failed",))]  # fmt: skip
-    cases = {"a": Case(id="a", input="q é", output="ans, with comma"),
-             "b": Case(id="b", input="q2", output="a2", reference="ref")}  # fmt: skip
+    picks = [
+        Pick(scored("a", 3.0, category="x"), ("sample",)),
+        Pick(scored("b", None), ("failed",)),
+    ]
+    cases = {
+        "a": Case(id="a", input="q é", output="ans, with comma"),
+        "b": Case(id="b", input="q2", output="a2", reference="ref"),
+    }
     sheet = build_sheet(picks, cases, note="1-4; pass at 3", show_verdict=show_verdict)
     return render_sheet(sheet, fmt)
 
@@ -175,8 +226,16 @@ def test_the_csv_sheet_has_a_bom_the_scale_in_the_label_header_and_no_verdict():
     text = sheet_rows(show_verdict=False)
     assert text.startswith("\ufeff")
     rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
-    assert rows[0] == ["id", "category", "input", "output", "reference", "reason",
-                       "label (1-4; pass at 3)", "annotator"]  # fmt: skip
+    assert rows[0] == [
+        "id",
+        "category",
+        "input",
+        "output",
+        "reference",
+        "reason",
+        "label (1-4; pass at 3)",
+        "annotator",
+    ]
     assert rows[1] == ["a", "x", "q é", "ans, with comma", "", "sample", "", ""]
     assert "verdict" not in text
 
@@ -210,26 +269,34 @@ def test_write_sheet_never_replaces_an_existing_file(tmp_path):
 
 # Reading a sheet back: labels.read_labels accepts the CSV (issue 7).
 def test_a_filled_csv_sheet_reads_back_as_labels_blank_ones_skipped(write):
-    path = write("sheet.csv", "\ufeffid,input,label (1-4; pass at 3),annotator,extra\r\n"
-                 'a,"multi\nline",3,ann,x\r\nb,q,,,\r\nc,q,4,,\r\n')  # fmt: skip
+    path = write(
+        "sheet.csv",
+        "\ufeffid,input,label (1-4; pass at 3),annotator,extra\r\n"
+        'a,"multi\nline",3,ann,x\r\nb,q,,,\r\nc,q,4,,\r\n',
+    )
     labels = read_labels(path, SCALE)
     assert [(x.id, x.value, x.annotator, x.line) for x in labels] == [
-        ("a", 3.0, "ann", 2), ("c", 4.0, None, 5)
-    ]  # fmt: skip
+        ("a", 3.0, "ann", 2),
+        ("c", 4.0, None, 5),
+    ]
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        pytest.param("id,label\na,3\nb,9\n", "sheet.csv:3: label 9.0 is not a number from 1 to 4",
-                     id="off-scale-names-the-line"),
-        pytest.param("id,label\na,good\n", "sheet.csv:2: label 'good' is not a number",
-                     id="not-a-number"),
+        pytest.param(
+            "id,label\na,3\nb,9\n",
+            "sheet.csv:3: label 9.0 is not a number from 1 to 4",
+            id="off-scale-names-the-line",
+        ),
+        pytest.param(
+            "id,label\na,good\n", "sheet.csv:2: label 'good' is not a number", id="not-a-number"
+        ),
         pytest.param("name,label\na,3\n", 'sheet.csv:1: the header needs an "id"', id="no-id"),
         pytest.param("id,label\na,3\na,2\n", "labelled twice", id="duplicate"),
         pytest.param("id,label\na,\n", "no labels", id="all-blank"),
     ],
-)  # fmt: skip
+)
 def test_bad_csv_sheets_name_file_and_line(write, text, message):
     with pytest.raises(DatasetError) as caught:
         read_labels(write("sheet.csv", text), SCALE)

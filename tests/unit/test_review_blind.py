@@ -20,10 +20,18 @@ SCALE = LabelSpace(kind=RubricKind.POINTWISE, scale=(1, 4))
 
 def pairwise_picks(n: int = 12) -> tuple[list[Pick], tuple[dict, dict]]:
     picks = [
-        Pick(CaseResult(id=f"p{i}", status=CaseStatus.OK, winner=Winner.NEW, consistent=False,
-                        rubric_hash="h"), ("sample", "inconsistent"))
+        Pick(
+            CaseResult(
+                id=f"p{i}",
+                status=CaseStatus.OK,
+                winner=Winner.NEW,
+                consistent=False,
+                rubric_hash="h",
+            ),
+            ("sample", "inconsistent"),
+        )
         for i in range(n)
-    ]  # fmt: skip
+    ]
     old = {f"p{i}": Case(id=f"p{i}", input=f"q{i}", output=f"old answer {i}") for i in range(n)}
     new = {f"p{i}": Case(id=f"p{i}", input=f"q{i}", output=f"new answer {i}") for i in range(n)}
     return picks, (old, new)
@@ -31,14 +39,27 @@ def pairwise_picks(n: int = 12) -> tuple[list[Pick], tuple[dict, dict]]:
 
 def blind_sheet(salt: str = "s" * 32, seed: int = 0, show_verdict: bool = False):
     picks, cases = pairwise_picks()
-    return build_sheet(picks, cases, note="A, B or tie", show_verdict=show_verdict,
-                       blinding=Blinding(salt=salt, seed=seed))  # fmt: skip
+    return build_sheet(
+        picks,
+        cases,
+        note="A, B or tie",
+        show_verdict=show_verdict,
+        blinding=Blinding(salt=salt, seed=seed),
+    )
 
 
 def test_a_pairwise_sheet_shows_a_and_b_and_nothing_that_tells_them_apart():
     sheet = blind_sheet()
-    assert sheet.columns == ["id", "code", "category", "input", "output_a", "output_b",
-                             "label", "annotator"]  # fmt: skip
+    assert sheet.columns == [
+        "id",
+        "code",
+        "category",
+        "input",
+        "output_a",
+        "output_b",
+        "label",
+        "annotator",
+    ]
     text = render_sheet(sheet, SheetFormat.CSV) + render_sheet(sheet, SheetFormat.JSONL)
     for hint in ("old", "new", "inconsistent", "reason", "sample"):
         assert hint not in text.replace("old answer", "").replace("new answer", "")
@@ -73,8 +94,12 @@ def test_pairwise_cases_need_a_blinding_and_pointwise_ones_none():
 
 
 def key_of(sheet, tmp_path) -> ReviewKey:
-    write_sheet(tmp_path / "sheet.csv", sheet,
-                SheetFormat.CSV, key=ReviewKey(tmp_path / "key.json", "s" * 32, {}))  # fmt: skip
+    write_sheet(
+        tmp_path / "sheet.csv",
+        sheet,
+        SheetFormat.CSV,
+        key=ReviewKey(tmp_path / "key.json", "s" * 32, {}),
+    )
     return read_review_key(tmp_path / "key.json")
 
 

@@ -116,12 +116,19 @@ def test_unknown_rubric_name_is_an_error():
 @pytest.mark.parametrize(
     ("template", "expected"),
     [
-        pytest.param("Answer: {outptu}", "r.yaml:10: prompt.user: {outptu} is not a case field; "
-                     "did you mean {output}?", id="typo-gets-a-suggestion"),
-        pytest.param("Answer: {answer}", "{answer} is not a case field (fields: {category}, "
-                     "{context}, {input}, {output}, {reference};", id="no-close-name-lists-all"),
+        pytest.param(
+            "Answer: {outptu}",
+            "r.yaml:10: prompt.user: {outptu} is not a case field; did you mean {output}?",
+            id="typo-gets-a-suggestion",
+        ),
+        pytest.param(
+            "Answer: {answer}",
+            "{answer} is not a case field (fields: {category}, "
+            "{context}, {input}, {output}, {reference};",
+            id="no-close-name-lists-all",
+        ),
     ],
-)  # fmt: skip
+)
 def test_an_unknown_template_field_is_named_with_the_nearest_field(template, expected):
     with pytest.raises(RubricError) as caught:
         parse_rubric(POINTWISE_YAML.replace("Answer: {output}", template), source="r.yaml")
@@ -141,23 +148,43 @@ def test_a_pairwise_prompt_using_output_is_told_about_output_a_and_b():
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        pytest.param("name: x\nprompt:\n    user: a\n  system: b\n",
-                     "r.yaml:4: invalid YAML: this line is indented differently from the keys "
-                     "above it", id="sibling-key-indented-less"),
-        pytest.param("name: x\n  kind: pointwise\n", "r.yaml:2: invalid YAML: a ':' where none "
-                     "can be", id="key-indented-too-far"),
-        pytest.param("scale:\n\tmin: 1\n", "r.yaml:2: invalid YAML: a tab character: YAML "
-                     "indents with spaces only", id="tab"),
-        pytest.param("name: x\nkind pointwise\nscale: 1\n", "r.yaml:2: invalid YAML: a line "
-                     "without 'key: value'", id="missing-colon-at-its-own-line"),
-        pytest.param("name: x\nscale: {min: 1, max: 4\nprompt: {user: x}\n", "r.yaml:2: "
-                     "invalid YAML: a { } mapping opened here is not closed", id="unclosed-brace"),
-        pytest.param('name: "abc\nkind: x\n', "r.yaml:1: invalid YAML: a quote opened here is "
-                     "never closed", id="unclosed-quote"),
-        pytest.param("criteria:\n  - name: a\n - name: b\n", "r.yaml:3: invalid YAML: this "
-                     "list item ('- ') is indented differently", id="list-item-misaligned"),
+        pytest.param(
+            "name: x\nprompt:\n    user: a\n  system: b\n",
+            "r.yaml:4: invalid YAML: this line is indented differently from the keys above it",
+            id="sibling-key-indented-less",
+        ),
+        pytest.param(
+            "name: x\n  kind: pointwise\n",
+            "r.yaml:2: invalid YAML: a ':' where none can be",
+            id="key-indented-too-far",
+        ),
+        pytest.param(
+            "scale:\n\tmin: 1\n",
+            "r.yaml:2: invalid YAML: a tab character: YAML indents with spaces only",
+            id="tab",
+        ),
+        pytest.param(
+            "name: x\nkind pointwise\nscale: 1\n",
+            "r.yaml:2: invalid YAML: a line without 'key: value'",
+            id="missing-colon-at-its-own-line",
+        ),
+        pytest.param(
+            "name: x\nscale: {min: 1, max: 4\nprompt: {user: x}\n",
+            "r.yaml:2: invalid YAML: a { } mapping opened here is not closed",
+            id="unclosed-brace",
+        ),
+        pytest.param(
+            'name: "abc\nkind: x\n',
+            "r.yaml:1: invalid YAML: a quote opened here is never closed",
+            id="unclosed-quote",
+        ),
+        pytest.param(
+            "criteria:\n  - name: a\n - name: b\n",
+            "r.yaml:3: invalid YAML: this list item ('- ') is indented differently",
+            id="list-item-misaligned",
+        ),
     ],
-)  # fmt: skip
+)
 def test_yaml_syntax_errors_say_in_plain_words_what_is_wrong_at_which_line(text, expected):
     with pytest.raises(RubricError) as caught:
         parse_rubric(text, source="r.yaml")

@@ -1003,9 +1003,12 @@ def test_an_integer_scale_sent_as_an_enum_of_its_points_is_filled_as_a_scale():
     for name, node in (("range", as_range), ("points", as_points)):
         schema = {"type": "object", "properties": {"reasoning": {"type": "string"}, "score": node}}
         scores[name] = [
-            json.loads(verdict_content(chat_body(f"Question: q{i}?\nAnswer: {answer}",
-                                                 schema=schema), seed=0))["score"]
+            json.loads(
+                verdict_content(
+                    chat_body(f"Question: q{i}?\nAnswer: {answer}", schema=schema), seed=0
+                )
+            )["score"]
             for i, answer in enumerate([GOOD_ANSWER, EVASIVE_ANSWER] * 4)
-        ]  # fmt: skip
+        ]
     assert scores["points"] == scores["range"]
     assert len(set(scores["points"])) > 1

@@ -35,14 +35,20 @@ def test_per_class_report_of_the_three_class_example():
     assert reports == [
         ClassReport("pass", precision=1.0, recall=0.75, f1=pytest.approx(6 / 7), support=4),
         ClassReport(
-            "partial", precision=0.5, recall=pytest.approx(2 / 3), f1=pytest.approx(4 / 7),
+            "partial",
+            precision=0.5,
+            recall=pytest.approx(2 / 3),
+            f1=pytest.approx(4 / 7),
             support=3,
         ),
         ClassReport(
-            "fail", precision=pytest.approx(2 / 3), recall=pytest.approx(2 / 3),
-            f1=pytest.approx(2 / 3), support=3,
+            "fail",
+            precision=pytest.approx(2 / 3),
+            recall=pytest.approx(2 / 3),
+            f1=pytest.approx(2 / 3),
+            support=3,
         ),
-    ]  # fmt: skip
+    ]
     assert all(type(r.support) is int and type(r.f1) is float for r in reports)
 
 

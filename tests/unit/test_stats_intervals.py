@@ -142,9 +142,13 @@ def test_t_interval_widens_for_small_samples(values, expected):
 
 @pytest.mark.parametrize(
     ("n", "expected"),
-    [pytest.param(1, True, id="1"), pytest.param(9, True, id="9"),
-     pytest.param(10, False, id="10"), pytest.param(500, False, id="500")],
-)  # fmt: skip
+    [
+        pytest.param(1, True, id="1"),
+        pytest.param(9, True, id="9"),
+        pytest.param(10, False, id="10"),
+        pytest.param(500, False, id="500"),
+    ],
+)
 def test_groups_under_ten_cases_are_too_few_to_tell(n, expected):
     assert too_few(n) is expected
 

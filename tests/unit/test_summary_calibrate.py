@@ -20,13 +20,22 @@ SCALE = LabelSpace(kind=RubricKind.POINTWISE, scale=(1, 4))
 
 def scored(case_id, score, confidence=None):
     verdict = Verdict(reasoning="r", score=score, confidence=confidence)
-    return CaseResult(id=case_id, status=CaseStatus.OK, score=score, rubric_hash="h",
-                      judgements=[Judgement(model="m", verdict=verdict, attempts=1)])  # fmt: skip
+    return CaseResult(
+        id=case_id,
+        status=CaseStatus.OK,
+        score=score,
+        rubric_hash="h",
+        judgements=[Judgement(model="m", verdict=verdict, attempts=1)],
+    )
 
 
 def label(case_id, value, annotator=None):
-    return Label(id=case_id, value=float(value) if isinstance(value, int) else value,
-                 annotator=annotator, line=1)  # fmt: skip
+    return Label(
+        id=case_id,
+        value=float(value) if isinstance(value, int) else value,
+        annotator=annotator,
+        line=1,
+    )
 
 
 # judge: 1 2 3 4 4 2 ; human: 1 2 3 3 4 1
@@ -79,8 +88,14 @@ def test_fractional_human_means_get_correlations_not_kappa():
 
 
 def test_human_human_agreement_sits_beside_judge_human():
-    labels = [label("0", 1, "a"), label("0", 1, "b"), label("1", 2, "a"), label("1", 3, "b"),
-              label("2", 3, "a"), label("2", 3, "b")]  # fmt: skip
+    labels = [
+        label("0", 1, "a"),
+        label("0", 1, "b"),
+        label("1", 2, "a"),
+        label("1", 3, "b"),
+        label("2", 3, "a"),
+        label("2", 3, "b"),
+    ]
     s = summarize_calibration(RESULTS[:3], labels, SCALE)
     assert s.human_human is not None
     assert s.human_human.accuracy == pytest.approx(2 / 3)
@@ -109,13 +124,24 @@ def test_calibration_of_stated_confidence():
 
 def test_pairwise_agreement_with_and_without_ties_and_per_order_accuracy():
     def case(case_id, winner, slots):
-        js = [Judgement(model="m", order=o, verdict=Verdict(reasoning="r", winner=Position(p)))
-              for o, p in zip((Order.OLD_NEW, Order.NEW_OLD), slots, strict=True)]  # fmt: skip
-        return CaseResult(id=case_id, status=CaseStatus.OK, winner=winner, consistent=True,
-                          judgements=js, rubric_hash="h")  # fmt: skip
+        js = [
+            Judgement(model="m", order=o, verdict=Verdict(reasoning="r", winner=Position(p)))
+            for o, p in zip((Order.OLD_NEW, Order.NEW_OLD), slots, strict=True)
+        ]
+        return CaseResult(
+            id=case_id,
+            status=CaseStatus.OK,
+            winner=winner,
+            consistent=True,
+            judgements=js,
+            rubric_hash="h",
+        )
 
-    results = [case("0", Winner.NEW, ("B", "A")), case("1", Winner.TIE, ("A", "A")),
-               case("2", Winner.OLD, ("A", "B"))]  # fmt: skip
+    results = [
+        case("0", Winner.NEW, ("B", "A")),
+        case("1", Winner.TIE, ("A", "A")),
+        case("2", Winner.OLD, ("A", "B")),
+    ]
     labels = [label("0", "new"), label("1", "new"), label("2", "tie")]
     s = summarize_calibration(results, labels, LabelSpace(kind=RubricKind.PAIRWISE))
     assert s.agreement_with_ties == pytest.approx(1 / 3)
@@ -148,22 +174,31 @@ PIN_RATER_B = [None, 1, 2, None, 3, 1, None, 1, 1, None, 4, 2, None, 1, 1, None]
     ("side", "key", "expected"),
     [
         pytest.param("", "accuracy_ci", (0.344540229885058, 0.7309782608695641), id="accuracy"),
-        pytest.param("", "cohen_kappa_ci", (0.061328790459965865, 0.6033249504506187),
-                     id="kappa"),
-        pytest.param("", "weighted_kappa_ci", (0.27991489361702143, 0.8370111504615035),
-                     id="weighted-kappa"),
+        pytest.param("", "cohen_kappa_ci", (0.061328790459965865, 0.6033249504506187), id="kappa"),
+        pytest.param(
+            "", "weighted_kappa_ci", (0.27991489361702143, 0.8370111504615035), id="weighted-kappa"
+        ),
         pytest.param("", "within_one_ci", (0.8846153846153846, 1.0), id="within-one"),
         pytest.param("", "spearman_ci", (0.2636115391689623, 0.8862195319585225), id="spearman"),
         pytest.param("", "kendall_ci", (0.24145750980140682, 0.8433443706635905), id="kendall"),
         pytest.param("", "pearson_ci", (0.30286189912419725, 0.8835125369423146), id="pearson"),
-        pytest.param("human_human", "weighted_kappa_ci", (-0.2068965517241379, 0.92),
-                     id="human-human-weighted-kappa"),
-        pytest.param("human_human", "spearman_ci", (-0.37499999999999994, 0.9460998335825322),
-                     id="human-human-spearman"),
-        pytest.param("human_human", "kendall_ci", (-0.375, 0.9153348228041136),
-                     id="human-human-kendall"),
+        pytest.param(
+            "human_human",
+            "weighted_kappa_ci",
+            (-0.2068965517241379, 0.92),
+            id="human-human-weighted-kappa",
+        ),
+        pytest.param(
+            "human_human",
+            "spearman_ci",
+            (-0.37499999999999994, 0.9460998335825322),
+            id="human-human-spearman",
+        ),
+        pytest.param(
+            "human_human", "kendall_ci", (-0.375, 0.9153348228041136), id="human-human-kendall"
+        ),
     ],
-)  # fmt: skip
+)
 def test_intervals_are_the_ones_scipy_per_resample_gave(side, key, expected):
     # Regression for issue 13 §6: the intervals were computed with one scipy/sklearn call
     # per resample (seed 0, 2,000 resamples); the array form must give the same numbers.

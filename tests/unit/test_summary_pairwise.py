@@ -16,20 +16,33 @@ RUBRIC = parse_rubric(
 def case(i, winner, slots, *, category="c", lengths=(10, 20), model="m", consistent=None):
     """A case judged by one judge; `slots` = the positions picked in (old-new, new-old)."""
     judgements = [
-        Judgement(model=model, order=order, verdict=Verdict(reasoning="r", winner=Position(s)),
-                  attempts=1, prompt_tokens=10, completion_tokens=2, cost_usd=0.01)
+        Judgement(
+            model=model,
+            order=order,
+            verdict=Verdict(reasoning="r", winner=Position(s)),
+            attempts=1,
+            prompt_tokens=10,
+            completion_tokens=2,
+            cost_usd=0.01,
+        )
         for order, s in zip((Order.OLD_NEW, Order.NEW_OLD), slots, strict=True)
-    ]  # fmt: skip
+    ]
     agree = (
         consistent
         if consistent is not None
         else winner is not Winner.TIE or slots == ("tie", "tie")
     )
     return CaseResult(
-        id=str(i), status=CaseStatus.OK, winner=winner, consistent=agree,
-        judge_winners={model: winner}, lengths={"old": lengths[0], "new": lengths[1]},
-        category=category, judgements=judgements, rubric_hash=RUBRIC.content_hash,
-    )  # fmt: skip
+        id=str(i),
+        status=CaseStatus.OK,
+        winner=winner,
+        consistent=agree,
+        judge_winners={model: winner},
+        lengths={"old": lengths[0], "new": lengths[1]},
+        category=category,
+        judgements=judgements,
+        rubric_hash=RUBRIC.content_hash,
+    )
 
 
 def summarize(results, **kw):
@@ -105,10 +118,13 @@ def test_per_category_win_rates():
     ("winners", "expected"),
     [
         pytest.param([Winner.NEW] * 5, (0.5655175352168252, 1.0), id="five-of-five"),
-        pytest.param([Winner.NEW] * 3 + [Winner.TIE, Winner.OLD],
-                     (0.29879105407239326, 0.9274159600143366), id="3-wins-1-tie-1-loss"),
+        pytest.param(
+            [Winner.NEW] * 3 + [Winner.TIE, Winner.OLD],
+            (0.29879105407239326, 0.9274159600143366),
+            id="3-wins-1-tie-1-loss",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_category_win_rate_gets_a_wilson_interval_on_ties_counted_half(winners, expected):
     slots = {Winner.NEW: ("B", "A"), Winner.OLD: ("A", "B"), Winner.TIE: ("tie", "tie")}
     health = [case(i, w, slots[w], category="health") for i, w in enumerate(winners)]
@@ -147,8 +163,9 @@ def test_a_summary_with_empty_statistics_reads_back_from_summary_json():
     # Regression: summary.json is written without nulls, so every optional field must have a
     # default, or `judge report` / `judge gate` cannot read a run whose statistics are empty.
     ties = [case(i, Winner.TIE, ("tie", "tie"), lengths=(5, 5)) for i in range(3)]
-    panel = [t.model_copy(update={"judge_winners": {"m1": Winner.TIE, "m2": Winner.TIE}})
-             for t in ties]  # fmt: skip
+    panel = [
+        t.model_copy(update={"judge_winners": {"m1": Winner.TIE, "m2": Winner.TIE}}) for t in ties
+    ]
     s = summarize_pairwise(panel, rubric=RUBRIC, models=["m1", "m2"], flip=True, flip_policy="tie")
     text = s.model_dump_json(exclude_none=True)
     again = type(s).model_validate_json(text)

@@ -13,11 +13,12 @@ from judgecli.verdict import Position, VerdictError, extract_json, parse_verdict
         pytest.param('I think... {"reasoning": "ok", "score": 4} done', 4.0, id="after-prose"),
         pytest.param(
             'Example: {"reasoning": "x", "score": 1}\nMine: {"reasoning": "y", "score": 3}',
-            3.0, id="last-object-wins",
+            3.0,
+            id="last-object-wins",
         ),
         pytest.param('{"reasoning": "ok", "score": 3.0}', 3.0, id="whole-float-on-integer-scale"),
     ],
-)  # fmt: skip
+)
 def test_valid_replies_parse_to_the_score(pointwise_rubric, text, expected):
     assert parse_verdict(text, pointwise_rubric).score == expected
 
