@@ -181,7 +181,10 @@ def test_pairwise_export_is_blind_and_includes_inconsistent_cases(run_cli, pairw
     for row in rows:
         old_column = "output_b" if key[row["code"]]["new"] == "A" else "output_a"
         assert row[old_column] == olds[row["id"]]
-    assert {key[r["code"]]["new"] for r in rows} == {"A", "B"}  # the order varies by row
+    # Which side is NEW varies by row with the run's random salt, so a handful of rows may
+    # all land on one side (1 in 2^(n-1)): that both occur is pinned with a fixed salt in
+    # tests/unit/test_review_blind.py, not here.
+    assert all(key[r["code"]]["new"] in {"A", "B"} for r in rows)
 
 
 def test_a_blind_sheet_round_trips_through_its_key(run_cli, pairwise_run):
