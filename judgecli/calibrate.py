@@ -228,15 +228,20 @@ def labelled_pairs(
     """The pairs to judge: OLD and NEW joined on id, only the labelled ids (an id in one
     file only is left out, as it has no verdict to compare).
     """
-    check_labels_match(labels, dataset_ids(old, field_map), labels_path, old)
-    return scan_pairs(
-        old,
-        new,
-        requires=rubric.requires,
-        field_map=field_map,
-        allow_partial=True,
-        only={label.id for label in labels},
-    )
+    try:
+        return scan_pairs(
+            old,
+            new,
+            requires=rubric.requires,
+            field_map=field_map,
+            allow_partial=True,
+            only={label.id for label in labels},
+        )
+    except DatasetError:
+        # Labels of other cases leave no pair to judge: say that, rather than what the
+        # join found. OLD is read again only here, on the way to an error.
+        check_labels_match(labels, dataset_ids(old, field_map), labels_path, old)
+        raise
 
 
 def check_labels_match(

@@ -27,7 +27,7 @@ from judgecli.debias import (
 )
 from judgecli.judge.client import JudgeCallError, JudgeClient, JudgeReply, JudgeRequest, Message
 from judgecli.pairs import Pair
-from judgecli.prompt import build_messages, build_pair_messages, case_values, response_format
+from judgecli.prompt import build_pair_messages, case_values, messages_from, response_format
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order
 from judgecli.rubric import Rubric
 from judgecli.usage import Metered
@@ -192,13 +192,14 @@ async def settle_all(calls: Iterable[Awaitable[T]]) -> list[T]:
 
 async def grade_pointwise(client: JudgeClient, plan: GradingPlan, case: Case) -> CaseResult:
     """Grade one case with a pointwise or binary rubric, by every judge of the panel."""
-    messages = build_messages(plan.rubric, case)
+    values = case_values(plan.rubric, case)
+    messages = messages_from(plan.rubric, values)
     judgements = await settle_all(ask_judge(client, plan, model, messages) for model in plan.models)
     common = {
         "id": case.id,
         "category": case.category,
         "rubric_hash": plan.rubric.content_hash,
-        "case": case_values(plan.rubric, case),
+        "case": values,
     }
     failed = [j for j in judgements if j.verdict is None]
     if failed:

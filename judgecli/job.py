@@ -19,7 +19,6 @@ from judgecli.cascade import Grader, plan_cascade, recorded_rule, summarize_tier
 from judgecli.config import DEFAULT_MAX_FAILURES, FailureLimit, RunConfig
 from judgecli.gate import GateSpec, evaluate_gate
 from judgecli.grading import GradingPlan
-from judgecli.report.markdown import render_markdown
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
 from judgecli.run import HasId, judge_all, now_iso, write_reports
@@ -28,7 +27,6 @@ from judgecli.store import (
     RUN_INFO,
     SUMMARY,
     RunStore,
-    append_step_summary,
     read_results,
 )
 from judgecli.summary.facts import CascadeSummary
@@ -151,9 +149,7 @@ def conclude(
     store = RunStore(run_dir)
     shown = ending.write_files(store, results) if ending.write_files else results
     store.write_json(SUMMARY, summary_json(summary))
-    write_reports(run_dir, summary, shown)
-    if step_summary is not None:
-        append_step_summary(step_summary, render_markdown(summary))
+    write_reports(run_dir, summary, shown, step_summary=step_summary)
     return Outcome(run_dir=run_dir, summary=summary)
 
 

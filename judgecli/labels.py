@@ -138,11 +138,13 @@ def read_labels(
     label_map = label_map or {}
     labels: list[Label] = []
     first: dict[tuple[str, str | None], int] = {}
-    reader = csv_rows if path.suffix.lower() == ".csv" else jsonl_rows
-    for number, case_id, raw, annotator, code in reader(path, space, label_map):
+    rows = csv_rows(path, space, label_map) if path.suffix.lower() == ".csv" else jsonl_rows(path)
+    for number, case_id, raw, annotator, fields in rows:
+        blank = raw is None or raw == ""
+        code = None if blank else blind_code(path, number, fields, space)
         if isinstance(case_id, bool) or not isinstance(case_id, str | int) or case_id == "":
             raise DatasetError(path, number, 'missing or invalid "id" (a string or integer)')
-        if raw is None or raw == "":
+        if blank:
             continue
         if annotator is not None and not isinstance(annotator, str | int):
             raise DatasetError(path, number, '"annotator" must be a string')
@@ -170,8 +172,9 @@ def read_labels(
     return labels
 
 
-Row = tuple[int, Any, Any, Any, str | None]
-"""(line number, id, raw label, annotator, code of a blind row) as read from a labels file."""
+Row = tuple[int, Any, Any, Any, Mapping[str, Any]]
+"""(line number, id, raw label, annotator, every field of the row) as read from a labels
+file; the fields tell a blind pairwise row (`blind_code`)."""
 
 
 def unblind(
@@ -249,7 +252,7 @@ def blind_code(path: Path, number: int, fields: Mapping[str, Any], space: LabelS
     return code.strip()
 
 
-def jsonl_rows(path: Path, space: LabelSpace, label_map: Mapping[str, str]) -> Iterator[Row]:
+def jsonl_rows(path: Path) -> Iterator[Row]:
     """The label rows of a JSONL file; a line without a "label" key is an error."""
     for number, _, text in iter_lines(path):
         try:
@@ -262,9 +265,7 @@ def jsonl_rows(path: Path, space: LabelSpace, label_map: Mapping[str, str]) -> I
             raise DatasetError(path, number, "expected a JSON object")
         if "label" not in obj:
             raise DatasetError(path, number, 'missing "label"')
-        labelled = obj.get("label") not in (None, "")
-        code = blind_code(path, number, obj, space) if labelled else None
-        yield number, obj.get("id"), obj.get("label"), obj.get("annotator"), code
+        yield number, obj.get("id"), obj.get("label"), obj.get("annotator"), obj
 
 
 def csv_rows(path: Path, space: LabelSpace, label_map: Mapping[str, str]) -> Iterator[Row]:
@@ -294,8 +295,7 @@ def csv_rows(path: Path, space: LabelSpace, label_map: Mapping[str, str]) -> Ite
                     continue
                 get = {k: (cells[i].strip() if i < len(cells) else "") for k, i in where.items()}
                 raw = number_or_text(get["label"], space, label_map)
-                code = blind_code(path, number, get, space) if raw != "" else None
-                yield number, get["id"], raw, get.get("annotator"), code
+                yield number, get["id"], raw, get.get("annotator"), get
         except (csv.Error, UnicodeDecodeError) as err:
             raise DatasetError(
                 path,

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from judgecli.config import ModelSettings, RunConfig
 from judgecli.dataset import Case, DatasetScan, iter_cases
 from judgecli.errors import ConfigError, InputError, RubricError
-from judgecli.grading import GradingPlan, Spend, grade_pointwise
+from judgecli.grading import GradingPlan, grade_pointwise
 from judgecli.job import Ending, Job
 from judgecli.judge.client import JudgeCallError, JudgeClient, JudgeRequest, Message
 from judgecli.result import CaseResult, CaseStatus, Judgement
@@ -202,13 +202,11 @@ async def generate(
     reply = await client.complete(request)
     # Cached like a verdict: a re-run (or --resume) asks the same request and pays nothing.
     client.remember(request, reply)
-    spend = Spend()
-    spend.add(reply)
     return reply.text, Generation(
         model=request.model,
-        **spend.token_fields(),
-        latency_s=spend.latency_s,
-        calls=spend.attempts,
+        **reply.token_fields(),
+        latency_s=reply.latency_s,
+        calls=reply.attempts,
         cached=reply.cached,
     )
 

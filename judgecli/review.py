@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-import re
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
@@ -33,7 +32,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from judgecli.dataset import Case, SampleSize, check_unique, iter_lines, parse_case
+from judgecli.dataset import (
+    SAMPLE_SYNTAX,
+    Case,
+    SampleSize,
+    check_unique,
+    iter_lines,
+    parse_case,
+)
 from judgecli.errors import ConfigError, InputError
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
@@ -60,14 +66,11 @@ class Pick:
     reasons: tuple[str, ...]
 
 
-SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$")
-
-
 def parse_sample(text: str | None) -> SampleSize:
     """`10`, `10%`, `2.5%` → SampleSize; None → no sample (0 cases)."""
     if text is None:
         return SampleSize(count=0)
-    match = SIZE.match(text)
+    match = SAMPLE_SYNTAX.match(text)
     if match is None or (not match.group(2) and "." in match.group(1)):
         raise ConfigError(
             f"--sample {text!r} is not a count or a percentage",

@@ -41,6 +41,7 @@ from judgecli.store import (
     SUMMARY,
     PreviousRun,
     RunStore,
+    append_step_summary,
     read_results,
     read_summary,
 )
@@ -81,14 +82,18 @@ def run_info(config: RunConfig, rubric: Rubric, argv: list[str]) -> dict[str, An
     }
 
 
-def open_run(config: RunConfig, rubric: Rubric, argv: list[str]) -> tuple[RunStore, PreviousRun]:
+def open_run(
+    config: RunConfig, rubric: Rubric, argv: list[str]
+) -> tuple[RunStore, PreviousRun, dict[str, Any]]:
     """Create the run directory and write run.json, or reopen it with --resume (after
-    checking it was made with the same rubric and judges).
+    checking it was made with the same rubric and judges). Returns the store, what the
+    run already holds, and the run.json just written.
     """
     if not config.resume:
         store = RunStore.create(config.out, replace=config.force)
-        store.write_json(RUN_INFO, run_info(config, rubric, argv))
-        return store, PreviousRun(info={}, done=set(), spent_usd=0.0)
+        info = run_info(config, rubric, argv)
+        store.write_json(RUN_INFO, info)
+        return store, PreviousRun(info={}, done=set(), spent_usd=0.0), info
     store, previous = RunStore.reopen(config.out, retry_failed=config.retry_failed)
     made_with = judged_by(previous.info)
     this_run = judged_by(run_info(config, rubric, argv))
@@ -102,7 +107,7 @@ def open_run(config: RunConfig, rubric: Rubric, argv: list[str]) -> tuple[RunSto
         )
     info = previous.info | {"resumed": [*previous.info.get("resumed", []), now_iso()]}
     store.write_json(RUN_INFO, info)
-    return store, previous
+    return store, previous, info
 
 
 def judged_by(info: dict[str, Any]) -> dict[str, Any]:
@@ -229,7 +234,7 @@ def judge_all(
     eager = config.force or not config.use_cache
     if eager:
         preflight()
-    store, previous = open_run(config, rubric, argv)
+    store, previous, info = open_run(config, rubric, argv)
     todo = (item for item in items if item.id not in previous.done)
     built: list[LiteLLMClient] = []
 
@@ -272,7 +277,6 @@ def judge_all(
                     f"{name}: no price known, cost counts as 0 (set --price IN,OUT per 1M tokens)"
                     for name in built[0].unpriced_models()
                 )
-                info = store.read_json(RUN_INFO)
                 store.write_json(RUN_INFO, record_formats(info, built[0].ladder.modes))
             if cache is not None:
                 cache.close()
@@ -285,7 +289,7 @@ def judge_all(
         raise
     except TooManyFailuresError:
         # Not an error to report bare: the run is summarised and marked incomplete
-        # (finish_run), so the report shows which cases failed and why.
+        # (job.conclude), so the report shows which cases failed and why.
         pass
     except RunIncompleteError as err:
         err.hint = resume_hint(err, store.path)
@@ -304,15 +308,24 @@ def resume_hint(err: RunIncompleteError, run_dir: Path) -> str:
     return f"continue with: judge resume {run_dir}"
 
 
-def write_reports(run_dir: Path, summary: RunSummary, results: Sequence[CaseResult]) -> Path:
-    """report.md, report.html and results.junit.xml from the summary and the results;
-    returns the HTML report's path.
+def write_reports(
+    run_dir: Path,
+    summary: RunSummary,
+    results: Sequence[CaseResult],
+    *,
+    step_summary: Path | None = None,
+) -> Path:
+    """report.md, report.html and results.junit.xml from the summary and the results (and
+    report.md appended to a CI step summary); returns the HTML report's path.
     """
     from judgecli.report.html import render_html
     from judgecli.report.junit import render_junit
 
     store = RunStore(run_dir)
-    store.write_text(REPORT_MD, render_markdown(summary))
+    markdown = render_markdown(summary)
+    store.write_text(REPORT_MD, markdown)
+    if step_summary is not None:
+        append_step_summary(step_summary, markdown)
     store.write_text(JUNIT, render_junit(summary, results))
     return store.write_text(REPORT_HTML, render_html(summary, results))
 

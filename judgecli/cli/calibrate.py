@@ -14,8 +14,6 @@ from judgecli.cli.options import GateOnChoice, GateOnOpt, MinAccuracyOpt, MinKap
 from judgecli.errors import ExitCode
 from judgecli.flags import CASCADE_FLAGS, SUBSET_FLAGS, JudgeFlags
 
-FileOpt = Annotated[Path | None, typer.Option(show_default=False)]
-
 
 @app.command("calibrate")
 @exits_with_code

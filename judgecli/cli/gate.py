@@ -53,7 +53,6 @@ def gate_command(
         raise InputError(
             "no threshold given", hint="e.g. --min-win-rate 0.55 (and --on lower-bound)"
         )
-    check_json(summary_file)
     summary = read_summary(summary_file)
     if summary.incomplete:
         # The numbers of a run the judge could not grade say nothing about the candidate:
@@ -71,24 +70,3 @@ def gate_command(
     if json_output:
         print(json.dumps(result.model_dump(mode="json"), indent=2))
     return ExitCode.OK if result.passed else ExitCode.GATE_FAILED
-
-
-def check_json(path: Path) -> None:
-    """A clear error when the file is not one JSON document (a JSONL dataset or results
-    file is the usual mix-up), before it is read as a summary.
-    """
-    import json
-
-    from judgecli.errors import InputError
-
-    hint = "pass the summary.json of a finished run (RUN_DIR/summary.json)"
-    try:
-        json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
-        return  # read_summary says what is wrong with the file itself
-    except json.JSONDecodeError as err:
-        if err.msg == "Extra data":
-            problem = f"holds more than one JSON value (line {err.lineno}): JSON Lines?"
-        else:
-            problem = f"not JSON ({err.msg} at line {err.lineno}, column {err.colno})"
-        raise InputError(f"{path}: not a judge summary.json: {problem}", hint=hint) from None

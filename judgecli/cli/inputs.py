@@ -38,12 +38,8 @@ def find_named_rubric(name: str, dirs: list[Path]) -> Path:
         names = [path.stem for path in library(dirs)]
         close = difflib.get_close_matches(name, names, n=3)
         if close:
-            err.hint = (
-                "did you mean "
-                + " or ".join(repr(c) for c in close)
-                + "? "
-                + ("(`judge rubrics list` shows the library)")
-            )
+            guesses = " or ".join(repr(c) for c in close)
+            err.hint = f"did you mean {guesses}? (`judge rubrics list` shows the library)"
         raise
 
 

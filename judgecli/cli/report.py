@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -11,9 +11,6 @@ from rich.markup import escape
 from judgecli.cli.app import app, exits_with_code, stderr
 from judgecli.cli.options import JsonOpt
 from judgecli.errors import ExitCode
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command("report")

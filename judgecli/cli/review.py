@@ -179,14 +179,13 @@ def rubric_of_run(results: Path, warnings: list[str]) -> Rubric | None:
     return found
 
 
-def load_scale_rubric(name: Any, run_hash: str, pairwise: bool) -> Any:
+def load_scale_rubric(name: Any, run_hash: str, pairwise: bool) -> Rubric | None:
     """The rubric for the label scale and pass_at, or None (pairwise needs none)."""
-    from judgecli.config import rubric_dirs
-    from judgecli.rubric import find_rubric, load_rubric
+    from judgecli.cli.inputs import named_rubric
 
     if pairwise or name is None:
         return None
-    loaded = load_rubric(find_rubric(str(name), rubric_dirs()), dirs=rubric_dirs())
+    loaded = named_rubric(str(name))[1]
     if loaded.content_hash != run_hash:
         stderr.print(
             f"warning: rubric {loaded.name} has changed since the run "

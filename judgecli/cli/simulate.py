@@ -9,7 +9,6 @@ so one server plays several judges at once (a noisy screen and a sharp judge for
 
 from __future__ import annotations
 
-import asyncio
 import math
 from pathlib import Path
 from typing import Annotated, Any
@@ -150,6 +149,8 @@ def simulate_command(
 ) -> ExitCode:
     """Run the simulator in the foreground until Ctrl-C (its help is `_HELP`)."""
     # Imported here so `judge --help` stays fast.
+    import asyncio
+
     from judgecli.simulator.config import parse_profiles, parse_server_settings
     from judgecli.simulator.server import SimulatorConfig, serve_forever
 

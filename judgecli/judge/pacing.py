@@ -157,6 +157,17 @@ class RateLimitInfo:
         return self.remaining <= floor
 
 
+# The request budget's (limit, remaining, reset) headers: OpenAI's, then Anthropic's.
+REQUEST_HEADERS = (
+    ("x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"),
+    (
+        "anthropic-ratelimit-requests-limit",
+        "anthropic-ratelimit-requests-remaining",
+        "anthropic-ratelimit-requests-reset",
+    ),
+)
+
+
 def rate_limit_info(
     headers: Mapping[str, str] | None, *, now: float | None = None
 ) -> RateLimitInfo:
@@ -164,16 +175,8 @@ def rate_limit_info(
     if not headers:
         return RateLimitInfo()
     wall = time.time() if now is None else now
-    for prefix, reset_name in (
-        ("x-ratelimit-", "x-ratelimit-reset-requests"),
-        ("anthropic-ratelimit-requests-", "anthropic-ratelimit-requests-reset"),
-    ):
-        names = (
-            (f"{prefix}limit-requests", f"{prefix}remaining-requests")
-            if prefix == "x-ratelimit-"
-            else (f"{prefix}limit", f"{prefix}remaining")
-        )
-        limit, remaining = header(headers, names[0]), header(headers, names[1])
+    for limit_name, remaining_name, reset_name in REQUEST_HEADERS:
+        limit, remaining = header(headers, limit_name), header(headers, remaining_name)
         if limit is None and remaining is None:
             continue
         reset = header(headers, reset_name)

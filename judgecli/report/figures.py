@@ -136,9 +136,9 @@ def pairwise_figures(s: PairwiseSummary, results: Sequence[CaseResult]) -> list[
     """Wins/ties/losses, win rate by category and judge against the gate, biases, length."""
     stack = charts.stacked_bar(
         [
-            charts.Segment("NEW wins", s.wins or 0, "new"),
-            charts.Segment("ties", s.ties or 0, "tie"),
-            charts.Segment("OLD wins", s.losses or 0, "old"),
+            charts.Segment("NEW wins", s.wins, "new"),
+            charts.Segment("ties", s.ties, "tie"),
+            charts.Segment("OLD wins", s.losses, "old"),
         ],
         title="wins, ties and losses of NEW",
     )
@@ -146,7 +146,7 @@ def pairwise_figures(s: PairwiseSummary, results: Sequence[CaseResult]) -> list[
     left_out += f"; {s.n_failed} failed" if s.n_failed else ""
     out = [figure(stack, f"Decided cases from NEW's side{left_out}.")]
     threshold, label = gate_line(s)
-    decided = (s.wins or 0) + (s.losses or 0) + (s.ties or 0)
+    decided = s.wins + s.losses + s.ties
     rows = [
         bar("all cases", s.win_rate, s.win_rate_ci, pct=True, n=decided),
         *category_bars(s, "win_rate", pct=True),

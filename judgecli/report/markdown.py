@@ -319,12 +319,12 @@ def compare_section(deltas: Sequence[Delta], name_a: str, name_b: str) -> Sectio
     rows = []
     for d in deltas:
         if d.rate:
-            change = "n/a" if d.delta is None else f"{100 * d.delta:+.1f} pts"
+            change = NA if d.delta is None else f"{100 * d.delta:+.1f} pts"
             lo, hi = d.ci
-            ci = "n/a" if lo is None or hi is None else f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pts"
+            ci = NA if lo is None or hi is None else f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pts"
             rows.append((d.metric, fmt_pct(d.a), fmt_pct(d.b), change, ci, str(d.n_paired)))
         else:
-            change = "n/a" if d.delta is None else f"{d.delta:+.3f}"
+            change = NA if d.delta is None else f"{d.delta:+.3f}"
             rows.append((d.metric, fmt(d.a, 3), fmt(d.b, 3), change, fmt_ci(d.ci), str(d.n_paired)))
     return Section(
         f"A → B: {name_a} → {name_b} (paired on case id)",

@@ -139,6 +139,12 @@ def _profile_setting(spec: str, pair: str) -> tuple[str, object]:
     return _SHARE_KEYS[key], value
 
 
+def rate_text(limit: int | None, window_s: float) -> str:
+    """`30 requests per minute`, or per `6 s` for another window length."""
+    per = "minute" if window_s == 60 else f"{window_s:g} s"
+    return f"{limit} requests per {per}"
+
+
 def _model_names(model: str) -> set[str]:
     # LiteLLM strips the provider: `--model openai/cheap` arrives as "cheap". Only the first
     # segment goes, so `openai/meta-llama/x` still meets the "meta-llama/x" the body holds.
@@ -250,8 +256,7 @@ class SimulatorConfig(BaseModel):
         )
         limit = "no rate limit"
         if self.rpm is not None:
-            per = "minute" if self.rate_limit_window_s == 60 else f"{self.rate_limit_window_s:g} s"
-            limit = f"rate limit {self.rpm} requests per {per}" + (
+            limit = f"rate limit {rate_text(self.rpm, self.rate_limit_window_s)}" + (
                 " (window full at start)" if self.rate_limit_prefill else ""
             )
             limit += ", x-ratelimit-* headers " + ("on" if self.rate_limit_headers else "off")

@@ -14,7 +14,7 @@ import collections
 import math
 from dataclasses import dataclass
 
-from judgecli.simulator.config import RecordedRequest
+from judgecli.simulator.config import RecordedRequest, rate_text
 
 LIMIT_HEADER = "x-ratelimit-limit-requests"
 REMAINING_HEADER = "x-ratelimit-remaining-requests"
@@ -54,8 +54,7 @@ class RateWindow:
         self._times: collections.deque[float] = collections.deque()
 
     def __str__(self) -> str:
-        per = "minute" if self.window_s == 60 else f"{self.window_s:g} s"
-        return f"{self.limit} requests per {per}"
+        return rate_text(self.limit, self.window_s)
 
     def restart(self, now: float) -> None:
         """Empty the window, or fill it as if the limit's rate had been used up to ``now``."""

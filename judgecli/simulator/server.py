@@ -35,7 +35,7 @@ from aiohttp import web
 from judgecli.simulator.config import Fault, JudgeSettings, RecordedRequest, SimulatorConfig
 from judgecli.simulator.rate import StatusBin, status_bins
 from judgecli.simulator.state import DROPPED, Action, ServerState
-from judgecli.simulator.styles import StyledReply, style_reply
+from judgecli.simulator.styles import ReplyStyle, StyledReply, style_reply
 from judgecli.simulator.verdicts import find_schema, verdict_content
 from judgecli.simulator.wire import (
     completion_body,
@@ -127,7 +127,9 @@ class _Handlers:
             noise=judge.noise,
         )
         constrained = judge.formats.constrains(body)
-        return style_reply(judge.style, content, constrained=constrained, schema=find_schema(seen))
+        # Only a prose reply reads the schema (for its scale): no second search per request.
+        schema = find_schema(seen) if judge.style is ReplyStyle.PROSE else None
+        return style_reply(judge.style, content, constrained=constrained, schema=schema)
 
     async def models(self, request: web.Request) -> web.Response:
         model = {"id": "sim", "object": "model", "created": 0, "owned_by": "judgecli-simulator"}

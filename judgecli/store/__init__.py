@@ -282,9 +282,26 @@ def read_summary(path: Path) -> RunSummary:
     try:
         return parse_summary(text)
     except ValidationError as err:
-        raise InputError(
-            f"{path}: not a judge summary.json ({summary_problem(err.errors()[0])})"
-        ) from None
+        first = err.errors()[0]
+        if first["type"] == "json_invalid":
+            # pydantic's own words for broken JSON ("(: Invalid JSON...") say nothing a
+            # user can act on; a JSONL dataset or results file is the usual mix-up.
+            raise InputError(
+                f"{path}: not a judge summary.json: {json_problem(text)}",
+                hint="pass the summary.json of a finished run (RUN_DIR/summary.json)",
+            ) from None
+        raise InputError(f"{path}: not a judge summary.json ({summary_problem(first)})") from None
+
+
+def json_problem(text: str) -> str:
+    """What is wrong with a text that is not one JSON document."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as err:
+        if err.msg == "Extra data":
+            return f"holds more than one JSON value (line {err.lineno}): JSON Lines?"
+        return f"not JSON ({err.msg} at line {err.lineno}, column {err.colno})"
+    return "not JSON"
 
 
 def summary_problem(error: ErrorDetails) -> str:

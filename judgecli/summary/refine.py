@@ -17,7 +17,7 @@ from judgecli.stats.intervals import Interval, bootstrap_mean_interval, t_interv
 from judgecli.stats.scores import distribution, mean, pass_rate
 from judgecli.summary.facts import FAILURES_LISTED, Command, Record, SummaryTail, Usage, run_facts
 from judgecli.summary.score import ScoreNumbers, on_scale_points, score_numbers
-from judgecli.usage import total
+from judgecli.usage import COST_DIGITS, total
 
 
 class AttemptSummary(Record):
@@ -209,7 +209,7 @@ def summarize_refine(
         lift_ci=gained.ci,
         lift_ci_t=gained.ci_t,
         by_attempt=by_attempt([a for _, a in ok], rubric, integer=on_scale_points(rubric, judges)),
-        cost_generation_usd=round(sum(a.cost_generation_usd for a in every), 10),
-        cost_judging_usd=round(sum(a.cost_judging_usd for a in every), 10),
+        cost_generation_usd=round(sum(a.cost_generation_usd for a in every), COST_DIGITS),
+        cost_judging_usd=round(sum(a.cost_judging_usd for a in every), COST_DIGITS),
         never_passed=never[:FAILURES_LISTED],
     )

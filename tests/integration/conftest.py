@@ -84,6 +84,24 @@ def write_numbered_cases(
     return [c["id"] for c in cases]
 
 
+def score_args(server: SimulatorServer, dataset: str | Path, out: str | Path, *extra: str):
+    """The words of `judge score DATASET --rubric helpfulness` against `server`'s simulated
+    judge, for the CLI in a subprocess (where run_cli cannot add --model and --api-base)."""
+    return [
+        "score",
+        str(dataset),
+        "--rubric",
+        "helpfulness",
+        "--model",
+        "openai/sim",
+        "--api-base",
+        f"{server.url}/v1",
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
 def case_id_in(request: RecordedRequest, pattern: re.Pattern[str]) -> str:
     """The case id `pattern` finds in a request's user message (a case's question names it)."""
     user = next(m["content"] for m in request.body["messages"] if m["role"] == "user")

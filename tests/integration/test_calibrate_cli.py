@@ -39,19 +39,21 @@ def calibrate(run_cli, server, *args):
     return run_cli(server, "calibrate", *args, "--json", "--quiet")
 
 
+def judge_labels(run_cli, server, labels: Path, *extra: str, out: str = "cal"):
+    """Calibrate by judging the labelled cases with the helpfulness rubric, into `out`."""
+    return calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", out, *extra)
+
+
+def from_results(run_cli, labels: Path, out: str):
+    """Calibrate the finished run in cal/ against `labels`, calling no judge, into `out`."""
+    return calibrate(
+        run_cli, None, "--results", "cal/results.jsonl", "--labels", str(labels), "--out", out
+    )
+
+
 def test_a_truthful_judge_agrees_perfectly_and_passes_the_gate(run_cli, truthful):
     server, labels = truthful
-    run = calibrate(
-        run_cli,
-        server,
-        str(labels),
-        "--rubric",
-        "helpfulness",
-        "--out",
-        "cal",
-        "--min-kappa",
-        "0.9",
-    )
+    run = judge_labels(run_cli, server, labels, "--min-kappa", "0.9")
     assert run.exit_code == 0, run.stderr
     s = run.summary
     assert (s["command"], s["n_labels"], s["accuracy"]) == ("calibrate", 24, 1.0)
@@ -74,17 +76,7 @@ def test_a_truthful_judge_agrees_perfectly_and_passes_the_gate(run_cli, truthful
 def test_a_noisy_judge_fails_the_gate_and_lists_its_disagreements(run_cli, write):
     labels = labelled(write, LABELS)
     with SimulatorServer(SimulatorConfig(truth_file=labels, noise=0.5, seed=3)) as server:
-        run = calibrate(
-            run_cli,
-            server,
-            str(labels),
-            "--rubric",
-            "helpfulness",
-            "--out",
-            "cal",
-            "--min-kappa",
-            "0.9",
-        )
+        run = judge_labels(run_cli, server, labels, "--min-kappa", "0.9")
     assert run.exit_code == 1, run.stderr
     s = run.summary
     assert 0.2 < s["accuracy"] < 0.8
@@ -97,11 +89,10 @@ def test_a_noisy_judge_fails_the_gate_and_lists_its_disagreements(run_cli, write
 
 def test_results_mode_measures_a_finished_run_without_calling_a_judge(run_cli, truthful):
     server, labels = truthful
-    first = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal")
+    first = judge_labels(run_cli, server, labels)
+    assert first.exit_code == 0, first.stderr
     calls = len(server.requests)
-    again = calibrate(
-        run_cli, None, "--results", "cal/results.jsonl", "--labels", str(labels), "--out", "cal2"
-    )
+    again = from_results(run_cli, labels, "cal2")
     assert again.exit_code == 0, again.stderr
     assert len(server.requests) == calls
     for key in ("n_labels", "accuracy", "cohen_kappa", "weighted_kappa", "spearman"):
@@ -118,19 +109,10 @@ def rows_of(path: Path) -> dict[str, dict]:
 def test_results_rows_carry_the_human_labels_and_whether_the_judge_agrees(run_cli, write, mode):
     labels = labelled(write, LABELS)
     with SimulatorServer(SimulatorConfig(truth_file=labels, noise=0.5, seed=3)) as server:
-        run = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal")
+        run = judge_labels(run_cli, server, labels)
         assert run.exit_code == 0, run.stderr
         if mode == "results":
-            run = calibrate(
-                run_cli,
-                None,
-                "--results",
-                "cal/results.jsonl",
-                "--labels",
-                str(labels),
-                "--out",
-                "again",
-            )
+            run = from_results(run_cli, labels, "again")
             assert run.exit_code == 0, run.stderr
     rows = rows_of(Path("cal" if mode == "judging" else "again") / "results.jsonl")
     assert set(rows) == set(LABELS)
@@ -144,7 +126,7 @@ def test_results_rows_carry_the_human_labels_and_whether_the_judge_agrees(run_cl
 
 def test_agrees_compares_with_the_majority_of_several_raters(run_cli, truthful, write):
     server, labels = truthful
-    made = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal")
+    made = judge_labels(run_cli, server, labels)
     assert made.exit_code == 0, made.stderr
     judged = {k: v["score"] for k, v in rows_of(Path("cal/results.jsonl")).items()}
     other = {2.0: 3, 3.0: 2, 1.0: 2, 4.0: 3}
@@ -159,9 +141,7 @@ def test_agrees_compares_with_the_majority_of_several_raters(run_cli, truthful, 
         {"id": "q-03", "label": other[judged["q-03"]], "annotator": "b"},
     ]
     raters = write("raters.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
-    run = calibrate(
-        run_cli, None, "--results", "cal/results.jsonl", "--labels", str(raters), "--out", "raters"
-    )
+    run = from_results(run_cli, raters, "raters")
     assert run.exit_code == 0, run.stderr
     got = rows_of(Path("raters/results.jsonl"))
     assert [got[i]["agrees"] for i in ("q-01", "q-02", "q-03")] == [True, False, True]
@@ -172,17 +152,7 @@ def test_agrees_compares_with_the_majority_of_several_raters(run_cli, truthful, 
 def test_cases_can_come_from_a_dataset_joined_on_id(run_cli, truthful, write):
     server, _ = truthful
     bare = labelled(write, {"q-01": 4, "q-02": 4}, with_fields=False)
-    run = calibrate(
-        run_cli,
-        server,
-        str(bare),
-        "--rubric",
-        "helpfulness",
-        "--cases",
-        str(EXAMPLE),
-        "--out",
-        "cal",
-    )
+    run = judge_labels(run_cli, server, bare, "--cases", str(EXAMPLE))
     assert run.exit_code == 0, run.stderr
     assert run.summary["n_labels"] == 2
     assert len(server.requests) == 2
@@ -295,7 +265,7 @@ def assert_bad_input(run, *messages):
 
 def test_labels_of_other_cases_exit_2_in_results_mode(run_cli, truthful, write):
     server, labels = truthful
-    made = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal")
+    made = judge_labels(run_cli, server, labels)
     assert made.exit_code == 0, made.stderr
     wrong = write("wrongids.jsonl", WRONG)
     before = set(Path().iterdir())
@@ -346,7 +316,7 @@ def test_pairwise_labels_of_other_cases_exit_2_before_judging(run_cli, judge_ser
 # Regression for issue 13 §4: without --rubric, --results took any number as a label.
 def test_off_scale_labels_exit_2_with_the_scale_of_the_run(run_cli, truthful, write):
     server, labels = truthful
-    made = calibrate(run_cli, server, str(labels), "--rubric", "helpfulness", "--out", "cal")
+    made = judge_labels(run_cli, server, labels)
     assert made.exit_code == 0, made.stderr
     off = write("off.jsonl", '{"id": "q-01", "label": 3}\n{"id": "q-02", "label": 7}\n')
     run = run_cli(
@@ -362,8 +332,6 @@ def test_a_rubric_changed_since_the_run_is_not_used_to_judge_labels(run_cli, tru
     made = calibrate(run_cli, server, str(labels), "--rubric", str(rubric), "--out", "cal")
     assert made.exit_code == 0, made.stderr
     rubric.write_text(rubric.read_text().replace("description:", "description: (v2)", 1))
-    run = calibrate(
-        run_cli, None, "--results", "cal/results.jsonl", "--labels", str(labels), "--out", "later"
-    )
+    run = from_results(run_cli, labels, "later")
     assert run.exit_code == 0, run.stderr
     assert any("has changed since the run" in w for w in run.summary["warnings"])

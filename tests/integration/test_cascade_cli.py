@@ -89,6 +89,24 @@ def cascade_args(out: str, *extra: str) -> list[str]:
     ]
 
 
+@pytest.fixture
+def score_words(truth_file: Path, tmp_path: Path) -> list[str]:
+    """`judge score` on the truth file with the graded rubric (written here); flags follow."""
+    rubric = tmp_path / "graded.yaml"
+    rubric.write_text(RUBRIC, encoding="utf-8")
+    return ["score", str(truth_file), "--rubric", str(rubric)]
+
+
+@pytest.fixture
+def cascade(server: SimulatorServer, run_cli, score_words: list[str]):
+    """cascade(out, *extra): the score run screened by `cheap` and escalated to `sharp`."""
+
+    def _run(out: str, *extra: str):
+        return run_cli(server, *score_words, *cascade_args(out, *extra), model="openai/sharp")
+
+    return _run
+
+
 def asked(server: SimulatorServer, model: str) -> Counter[str]:
     """How often each answer's case was sent to `model` (from the server's log)."""
     seen: Counter[str] = Counter()
@@ -108,20 +126,9 @@ def screen_said(result) -> tuple[bool, float | None, float | None]:
     return False, reply.verdict.score, reply.verdict.confidence
 
 
-def test_the_strong_judge_sees_exactly_the_cases_the_rule_picks(
-    server, run_cli, truth_file, tmp_path
-):
-    (tmp_path / "graded.yaml").write_text(RUBRIC, encoding="utf-8")
+def test_the_strong_judge_sees_exactly_the_cases_the_rule_picks(server, cascade):
     rule = "failed or score in [2, 3] or confidence < 0.8"
-    run = run_cli(
-        server,
-        "score",
-        str(truth_file),
-        "--rubric",
-        str(tmp_path / "graded.yaml"),
-        *cascade_args("run", "--escalate", rule),
-        model="openai/sharp",
-    )
+    run = cascade("run", "--escalate", rule)
     assert run.exit_code == 0, run.stderr
     results = {r.id: r for r in read_results(Path("run/results.jsonl"))}
     assert len(results) == N_CASES
@@ -155,17 +162,8 @@ def test_the_strong_judge_sees_exactly_the_cases_the_rule_picks(
     assert info["config"]["escalate"] == cascade["rule"]
 
 
-def test_spend_per_tier_and_savings_are_the_token_arithmetic(server, run_cli, truth_file, tmp_path):
-    (tmp_path / "graded.yaml").write_text(RUBRIC, encoding="utf-8")
-    run = run_cli(
-        server,
-        "score",
-        str(truth_file),
-        "--rubric",
-        str(tmp_path / "graded.yaml"),
-        *cascade_args("run"),
-        model="openai/sharp",
-    )
+def test_spend_per_tier_and_savings_are_the_token_arithmetic(server, cascade):
+    run = cascade("run")
     assert run.exit_code == 0, run.stderr
     results = list(read_results(Path("run/results.jsonl")))
     cascade = run.summary["cascade"]
@@ -203,34 +201,14 @@ def asked_requests(server: SimulatorServer, model: str) -> list[object]:
 
 
 def test_the_cascade_is_closer_to_the_truth_than_the_screen_alone(
-    server, run_cli, truth_file, tmp_path
+    server, run_cli, cascade, score_words, truth_file
 ):
-    (tmp_path / "graded.yaml").write_text(RUBRIC, encoding="utf-8")
-    rubric = str(tmp_path / "graded.yaml")
     labels = {
         json.loads(line)["id"]: json.loads(line)["label"]
         for line in truth_file.read_text().splitlines()
     }
-    alone = run_cli(
-        server,
-        "score",
-        str(truth_file),
-        "--rubric",
-        rubric,
-        "--out",
-        "alone",
-        "--quiet",
-        model="openai/cheap",
-    )
-    tiered = run_cli(
-        server,
-        "score",
-        str(truth_file),
-        "--rubric",
-        rubric,
-        *cascade_args("tiered"),
-        model="openai/sharp",
-    )
+    alone = run_cli(server, *score_words, "--out", "alone", "--quiet", model="openai/cheap")
+    tiered = cascade("tiered")
     assert alone.exit_code == tiered.exit_code == 0
 
     def exact(run_dir: str) -> int:
@@ -245,14 +223,10 @@ def test_the_cascade_is_closer_to_the_truth_than_the_screen_alone(
     assert agreement["n"] == tiered.summary["cascade"]["escalated"]
 
 
-def test_a_re_run_is_answered_from_the_cache_with_the_same_tiers(
-    server, run_cli, truth_file, tmp_path
-):
-    (tmp_path / "graded.yaml").write_text(RUBRIC, encoding="utf-8")
-    args = ["score", str(truth_file), "--rubric", str(tmp_path / "graded.yaml")]
-    first = run_cli(server, *args, *cascade_args("one"), model="openai/sharp")
+def test_a_re_run_is_answered_from_the_cache_with_the_same_tiers(server, cascade):
+    first = cascade("one")
     server.reset()
-    again = run_cli(server, *args, *cascade_args("two"), model="openai/sharp")
+    again = cascade("two")
     assert first.exit_code == again.exit_code == 0
     assert server.requests == []
     tiers = [{r.id: r.tier for r in read_results(Path(d, "results.jsonl"))} for d in ("one", "two")]
@@ -322,14 +296,14 @@ def test_a_bad_cascade_is_one_line_exit_2_and_nothing_sent(
     assert not Path("bad").exists()
 
 
-def test_resuming_with_another_rule_is_refused(server, run_cli, truth_file, tmp_path):
-    (tmp_path / "graded.yaml").write_text(RUBRIC, encoding="utf-8")
-    args = ["score", str(truth_file), "--rubric", str(tmp_path / "graded.yaml"), "--limit", "5"]
-    first = run_cli(server, *args, *cascade_args("run"), model="openai/sharp")
+def test_resuming_with_another_rule_is_refused(server, run_cli, cascade, score_words):
+    first = cascade("run", "--limit", "5")
     assert first.exit_code == 0
     again = run_cli(
         server,
-        *args,
+        *score_words,
+        "--limit",
+        "5",
         "--screen",
         "openai/cheap",
         "--escalate",
@@ -342,19 +316,8 @@ def test_resuming_with_another_rule_is_refused(server, run_cli, truth_file, tmp_
     assert "escalating on" in again.stderr
 
 
-def test_review_export_sends_the_cases_screen_and_strong_disagree_on_to_humans(
-    server, run_cli, truth_file, tmp_path
-):
-    (tmp_path / "graded.yaml").write_text(RUBRIC, encoding="utf-8")
-    run = run_cli(
-        server,
-        "score",
-        str(truth_file),
-        "--rubric",
-        str(tmp_path / "graded.yaml"),
-        *cascade_args("run"),
-        model="openai/sharp",
-    )
+def test_review_export_sends_the_cases_screen_and_strong_disagree_on_to_humans(run_cli, cascade):
+    run = cascade("run")
     assert run.exit_code == 0, run.stderr
     disagree = {
         r.id
@@ -382,14 +345,8 @@ def test_review_export_sends_the_cases_screen_and_strong_disagree_on_to_humans(
     assert included == disagree
 
 
-def test_a_budget_stop_then_resume_pays_each_tier_once_per_case(
-    server, run_cli, truth_file, tmp_path
-):
-    (tmp_path / "graded.yaml").write_text(RUBRIC, encoding="utf-8")
-    args = ["score", str(truth_file), "--rubric", str(tmp_path / "graded.yaml"), "--no-cache"]
-    stopped = run_cli(
-        server, *args, *cascade_args("run", "--max-cost", "0.01", "-c", "4"), model="openai/sharp"
-    )
+def test_a_budget_stop_then_resume_pays_each_tier_once_per_case(server, run_cli, cascade):
+    stopped = cascade("run", "--no-cache", "--max-cost", "0.01", "-c", "4")
     assert stopped.exit_code == 3, stopped.stderr
     assert "judge resume" in stopped.stderr
     resumed = run_cli(None, "resume", "run", "--max-cost", "10")

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from judgecli.simulator.server import RecordedRequest, SimulatorConfig, SimulatorServer
-from tests.integration.conftest import DATA, case_id_in, write_numbered_cases
+from tests.integration.conftest import DATA, case_id_in, score_args, write_numbered_cases
 
 N_CASES = 200
 CONCURRENCY = 8
@@ -141,19 +141,7 @@ def test_a_run_killed_three_times_and_resumed_equals_an_uninterrupted_run(run_cl
         env = {**os.environ, "OPENAI_API_KEY": "sk-test-dummy"}  # JUDGE_CACHE_DIR: tmp_path
         sessions = Sessions(server, env, tmp_path / "stderr.log")
         process = sessions.launch(
-            "score",
-            "cases.jsonl",
-            "--rubric",
-            "helpfulness",
-            "--model",
-            "openai/sim",
-            "--api-base",
-            f"{server.url}/v1",
-            "--out",
-            "run",
-            "--concurrency",
-            str(CONCURRENCY),
-            "--quiet",
+            *score_args(server, "cases.jsonl", "run", "--concurrency", str(CONCURRENCY), "--quiet")
         )
         at_kill: list[list[str]] = []
         for _ in range(KILLS):
@@ -222,25 +210,9 @@ def test_a_run_killed_three_times_and_resumed_equals_an_uninterrupted_run(run_cl
 # Regression: run.json once recorded argv ['judge', '-m', 'judgecli', ...] for runs started
 # with `python -m judgecli`, and `judge resume` then failed with 'No such option: -m'.
 def test_a_run_started_with_python_dash_m_can_be_resumed(run_cli, judge_server):
+    args = score_args(judge_server, DATA / "three_cases.jsonl", "run", "--limit", "2", "--quiet")
     started = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "judgecli",
-            "score",
-            str(DATA / "three_cases.jsonl"),
-            "--rubric",
-            "helpfulness",
-            "--model",
-            "openai/sim",
-            "--api-base",
-            f"{judge_server.url}/v1",
-            "--out",
-            "run",
-            "--limit",
-            "2",
-            "--quiet",
-        ],
+        [sys.executable, "-m", "judgecli", *args],
         capture_output=True,
         text=True,
         timeout=WAIT_S,

@@ -32,6 +32,11 @@ def nothing_written(run_dir: str = "run") -> bool:
     return not Path(run_dir).exists()
 
 
+def score(run_cli, server, *extra: str, out: str = "run"):
+    """`judge score` on the example dataset with the helpfulness rubric, into `out`."""
+    return run_cli(server, "score", str(EXAMPLE), "--rubric", "helpfulness", "--out", out, *extra)
+
+
 @pytest.mark.parametrize(
     ("model", "extra", "message", "hint"),
     [
@@ -71,18 +76,7 @@ def test_what_can_be_checked_before_the_first_call_is_exit_2(
     # run_cli sets a dummy OPENAI_API_KEY for the simulator; this user has none. (With one,
     # the missing-key case would try api.openai.com: tests never leave 127.0.0.1.)
     monkeypatch.delenv("OPENAI_API_KEY")
-    run = run_cli(
-        None,
-        "score",
-        str(EXAMPLE),
-        "--rubric",
-        "helpfulness",
-        "--model",
-        model,
-        "--out",
-        "run",
-        *extra,
-    )
+    run = score(run_cli, None, "--model", model, *extra)
     assert run.exit_code == 2, run.stderr
     assert run.stderr.startswith("error: ")
     assert message in run.stderr
@@ -94,20 +88,7 @@ def test_what_can_be_checked_before_the_first_call_is_exit_2(
 
 def test_a_refused_port_is_exit_3_with_the_error_and_the_fix(run_cli):
     base = f"http://127.0.0.1:{free_port()}/v1"
-    run = run_cli(
-        None,
-        "score",
-        str(EXAMPLE),
-        "--rubric",
-        "helpfulness",
-        "--model",
-        "openai/sim",
-        "--api-base",
-        base,
-        "--out",
-        "run",
-        "--no-cache",
-    )
+    run = score(run_cli, None, "--model", "openai/sim", "--api-base", base, "--no-cache")
     assert run.exit_code == 3, run.stderr
     assert "error: the judge openai/sim cannot be used: cannot connect" in run.stderr
     assert "ConnectionRefusedError" in run.stderr
@@ -140,19 +121,7 @@ def test_an_outage_under_a_gate_is_exit_3_never_a_failed_gate(run_cli):
 
 
 def test_a_missing_v1_is_one_request_and_a_hint(run_cli, judge_server):
-    run = run_cli(
-        None,
-        "score",
-        str(EXAMPLE),
-        "--rubric",
-        "helpfulness",
-        "--model",
-        "openai/sim",
-        "--api-base",
-        judge_server.url,
-        "--out",
-        "run",
-    )
+    run = score(run_cli, None, "--model", "openai/sim", "--api-base", judge_server.url)
     assert run.exit_code == 3, run.stderr
     assert "HTTP 404" in run.stderr
     assert "OpenAI-compatible servers usually end in /v1" in run.stderr
@@ -164,17 +133,7 @@ def test_a_refusal_on_the_first_call_stops_the_run_after_that_one_call(
 ):
     # Not retried, and the other cases are not sent: the probe call goes alone.
     judge_server.fail_next(status, count=100, body=json.dumps({"error": {"message": "no"}}))
-    run = run_cli(
-        judge_server,
-        "score",
-        str(EXAMPLE),
-        "--rubric",
-        "helpfulness",
-        "--out",
-        "run",
-        "--concurrency",
-        "8",
-    )
+    run = score(run_cli, judge_server, "--concurrency", "8")
     assert run.exit_code == 3, run.stderr
     assert f"HTTP {status}" in run.stderr
     assert len(judge_server.requests) == 1
@@ -183,19 +142,8 @@ def test_a_refusal_on_the_first_call_stops_the_run_after_that_one_call(
 def test_the_same_refusal_on_every_first_call_stops_the_run(run_cli, judge_server):
     body = json.dumps({"error": {"message": "temperature is not supported with this model"}})
     judge_server.fail_next(400, count=100, body=body)
-    run = run_cli(
-        judge_server,
-        "score",
-        str(EXAMPLE),
-        "--rubric",
-        "helpfulness",
-        "--out",
-        "run",
-        "--no-json-schema",
-        "--concurrency",
-        "1",
-        "--max-failures",
-        "50%",
+    run = score(
+        run_cli, judge_server, "--no-json-schema", "--concurrency", "1", "--max-failures", "50%"
     )
     assert run.exit_code == 3, run.stderr
     assert "cannot be used: HTTP 400 BadRequestError" in run.stderr
@@ -206,19 +154,7 @@ def test_the_same_refusal_on_every_first_call_stops_the_run(run_cli, judge_serve
 def test_transient_errors_are_retried_and_the_run_succeeds(run_cli, judge_server):
     judge_server.fail_next(500, count=2)
     judge_server.fail_next(503, retry_after=0.05)
-    run = run_cli(
-        judge_server,
-        "score",
-        str(EXAMPLE),
-        "--rubric",
-        "helpfulness",
-        "--out",
-        "run",
-        "--json",
-        "--quiet",
-        "--limit",
-        "4",
-    )
+    run = score(run_cli, judge_server, "--json", "--quiet", "--limit", "4")
     assert run.exit_code == 0, run.stderr
     assert run.summary["n_failed"] == 0
     assert run.summary["usage"]["retries"] == 3
@@ -251,17 +187,7 @@ def test_the_client_is_warm_before_its_first_timed_call():
 def test_a_fully_cached_rerun_never_imports_litellm(run_cli, judge_server, tmp_path):
     # The checks before the first call need LiteLLM (~3 s to import); a re-run answered
     # wholly from the reply cache makes no call, so it must not pay for them.
-    first = run_cli(
-        judge_server,
-        "score",
-        str(EXAMPLE),
-        "--rubric",
-        "helpfulness",
-        "--out",
-        "first",
-        "--limit",
-        "4",
-    )
+    first = score(run_cli, judge_server, "--limit", "4", out="first")
     assert first.exit_code == 0, first.stderr
     code = (
         "import sys\n"

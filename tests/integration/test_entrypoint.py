@@ -9,16 +9,18 @@ import sys
 
 import pytest
 
-from tests.integration.conftest import DATA
+from tests.integration.conftest import DATA, score_args
 
 
-def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def run(*args: str, env: dict | None = None, unset: str = "") -> subprocess.CompletedProcess:
+    """`python ARGS` with `env` added to the environment and the variable `unset` left out."""
+    environ = {k: v for k, v in os.environ.items() if k != unset}
     return subprocess.run(
         [sys.executable, *args],
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, **(env or {})},
+        env={**environ, **(env or {})},
     )
 
 
@@ -42,22 +44,8 @@ def test_python_dash_m_shows_help_and_version():
 
 
 def test_a_real_run_in_a_subprocess(judge_server, tmp_path):
-    result = run(
-        "-m",
-        "judgecli",
-        "score",
-        str(DATA / "three_cases.jsonl"),
-        "--rubric",
-        "helpfulness",
-        "--model",
-        "openai/sim",
-        "--api-base",
-        f"{judge_server.url}/v1",
-        "--out",
-        str(tmp_path / "run"),
-        "--json",
-        env={"OPENAI_API_KEY": "sk-test-dummy"},
-    )
+    args = score_args(judge_server, DATA / "three_cases.jsonl", tmp_path / "run", "--json")
+    result = run("-m", "judgecli", *args, env={"OPENAI_API_KEY": "sk-test-dummy"})
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["n_ok"] == 3
     assert len(judge_server.requests) == 3
@@ -65,31 +53,8 @@ def test_a_real_run_in_a_subprocess(judge_server, tmp_path):
 
 
 def test_a_keyless_local_server_works_without_openai_api_key(judge_server, tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "judgecli",
-            "score",
-            str(DATA / "three_cases.jsonl"),
-            "--rubric",
-            "helpfulness",
-            "--model",
-            "openai/sim",
-            "--api-base",
-            f"{judge_server.url}/v1",
-            "--out",
-            str(tmp_path / "run"),
-            "--json",
-            "--limit",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    args = score_args(judge_server, DATA / "three_cases.jsonl", tmp_path / "run", "--json")
+    result = run("-m", "judgecli", *args, "--limit", "1", unset="OPENAI_API_KEY")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["n_ok"] == 1
     assert "authorization" in judge_server.requests[0].headers

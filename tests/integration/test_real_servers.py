@@ -113,9 +113,11 @@ def test_what_real_judges_write_around_the_json_gives_the_same_verdicts(run_cli,
         with SimulatorServer(SimulatorConfig(style=server_style)) as server:
             runs[name] = score(run_cli, server, "--limit", "8", "--no-json-schema", out=name)
         assert runs[name].exit_code == 0, runs[name].stderr
+    assert len(scores_in("plain")) == 8
     assert scores_in("styled") == scores_in("plain")
     if style == "reasoning-content":
         rows = Path("styled/results.jsonl").read_text().splitlines()
+        assert len(rows) == 8
         assert all(json.loads(x)["judgements"][0]["reasoning"] for x in rows)
 
 

@@ -152,14 +152,20 @@ def test_resume_refuses_another_rubric(run_cli, judge_server, write):
 PROSE = "The answer seems helpful overall; I would give it a three."
 
 
+def score_with_failures(run_cli, server, failures: int, *extra: str):
+    """A run of the 24 cases, one call at a time and none retried, whose first `failures`
+    replies are prose (so that many cases fail)."""
+    for _ in range(failures):
+        server.enqueue(PROSE)
+    return score(run_cli, server, "--concurrency", "1", "--max-retries", "0", *extra, out="run")
+
+
 def test_a_run_losing_more_than_5_percent_of_its_cases_is_incomplete_not_a_verdict(
     run_cli, judge_server
 ):
     # Issue 13: "0 of N cases graded" exited 0. By default a run may lose 5% of its cases
     # (1 of the 24 here); the second failure stops it, and it is summarised as incomplete.
-    for _ in range(2):
-        judge_server.enqueue(PROSE)
-    run = score(run_cli, judge_server, "--concurrency", "1", "--max-retries", "0", out="run")
+    run = score_with_failures(run_cli, judge_server, 2)
     assert run.exit_code == 3, run.stderr
     summary = json.loads(Path("run/summary.json").read_text())
     assert summary["n_failed"] == 2
@@ -171,38 +177,14 @@ def test_a_run_losing_more_than_5_percent_of_its_cases_is_incomplete_not_a_verdi
 
 
 def test_max_failures_raises_the_share_a_run_may_lose(run_cli, judge_server):
-    for _ in range(2):
-        judge_server.enqueue(PROSE)
-    run = score(
-        run_cli,
-        judge_server,
-        "--concurrency",
-        "1",
-        "--max-retries",
-        "0",
-        "--max-failures",
-        "10%",
-        out="run",
-    )
+    run = score_with_failures(run_cli, judge_server, 2, "--max-failures", "10%")
     assert run.exit_code == 0, run.stderr
     assert (run.summary["n_cases"], run.summary["n_failed"]) == (24, 2)
     assert "incomplete" not in run.summary
 
 
 def test_max_failures_as_a_count(run_cli, judge_server):
-    for _ in range(3):
-        judge_server.enqueue(PROSE)
-    run = score(
-        run_cli,
-        judge_server,
-        "--concurrency",
-        "1",
-        "--max-retries",
-        "0",
-        "--max-failures",
-        "2",
-        out="run",
-    )
+    run = score_with_failures(run_cli, judge_server, 3, "--max-failures", "2")
     assert run.exit_code == 3
     assert json.loads(Path("run/summary.json").read_text())["n_failed"] == 3
 

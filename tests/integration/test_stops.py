@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer
-from tests.integration.conftest import write_numbered_cases
+from tests.integration.conftest import score_args, write_numbered_cases
 
 JUDGE = Path(sys.executable).parent / "judge"
 WAIT_S = 120.0
@@ -38,21 +38,7 @@ def test_sigterm_stops_cleanly_with_exit_3_and_resume_finishes(run_cli, tmp_path
     with SimulatorServer(SimulatorConfig(seed=3, latency_ms=150)) as server:
         env = os.environ | {"OPENAI_API_KEY": "sk-test-dummy"}
         process = subprocess.Popen(
-            [
-                str(JUDGE),
-                "score",
-                "cases.jsonl",
-                "--rubric",
-                "helpfulness",
-                "--model",
-                "openai/sim",
-                "--api-base",
-                f"{server.url}/v1",
-                "--out",
-                "run",
-                "--concurrency",
-                "4",
-            ],
+            [str(JUDGE), *score_args(server, "cases.jsonl", "run", "--concurrency", "4")],
             cwd=tmp_path,
             env=env,
             stdout=subprocess.PIPE,

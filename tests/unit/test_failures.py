@@ -204,6 +204,9 @@ def test_describe_masks_secrets():
     err = error("AuthenticationError", "Incorrect API key provided: sk-abcdefgh1234", status=401)
     assert "sk-abcdefgh1234" not in describe(err)
     assert describe(err, ["hunter2-secret"]).startswith("HTTP 401 AuthenticationError")
+    # A secret passed in is masked too (the message above does not hold it).
+    named = error("AuthenticationError", "key hunter2-secret was refused", status=401)
+    assert "hunter2-secret" not in describe(named, ["hunter2-secret"])
 
 
 LOCAL = Endpoint(model="openai/sim", api_base="http://127.0.0.1:8080")
