@@ -66,6 +66,7 @@ bench: install
 	$(BIN)/python tests/bench/bench_score.py
 	$(BIN)/python tests/bench/bench_calibrate.py
 	$(BIN)/python tests/bench/bench_endpoints.py
+	$(BIN)/python tests/bench/bench_sequential.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache

@@ -4,18 +4,29 @@ Pure. By default the point estimate is compared (what users ask for: "win rate a
 0.55"); `--on lower-bound` compares the pessimistic end of the 95% interval instead (the
 lower bound for a minimum, the upper bound for a maximum), so a lucky small sample cannot
 pass. A minimum passes at or above its threshold, a maximum at or below.
+
+`--on corrected` and `corrected-lower-bound` compare the human-corrected estimate (PPI++,
+from --labels) of the numbers that have one (win rate, pass rate, mean), and the raw one
+of the others. `--on sequential` takes the decision of a --sequential run's confidence
+sequence: a pass only when the sequence lies wholly above the bar.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+from judgecli.errors import ConfigError, InputError
+from judgecli.rubric import Rubric
+from judgecli.sequential import SEQUENTIAL_METRICS, SequentialGate, redecide
 from judgecli.stats.intervals import Interval
 from judgecli.stats.pairwise import cases_needed
+from judgecli.stats.sequential import Decision
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.facts import GateCheck, GateMetric, GateOn, GateResult
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.run import RunSummary
+from judgecli.summary.score import ScoreSummary
 
 # The CLI builds GateSpecs (GateOn) and shows GateResults: they are the gate's interface,
 # whichever module declares them (summary.json holds the verdict, so summary.facts does).
@@ -29,6 +40,8 @@ __all__ = [
     "estimate",
     "evaluate_gate",
     "more_cases_needed",
+    "plan_sequential",
+    "check_gate_mode",
 ]
 
 
@@ -37,6 +50,9 @@ class GateSpec:
     """The thresholds a user asked for; None = not checked."""
 
     min_win_rate: float | None = None
+    min_pass_rate: float | None = None
+    min_mean: float | None = None
+    """Score: the mean score's floor, on the rubric's scale."""
     max_loss_rate: float | None = None
     min_consistency: float | None = None
     min_kappa: float | None = None
@@ -49,6 +65,8 @@ class GateSpec:
         """No threshold at all: no gate."""
         thresholds = (
             self.min_win_rate,
+            self.min_pass_rate,
+            self.min_mean,
             self.max_loss_rate,
             self.min_consistency,
             self.min_kappa,
@@ -68,7 +86,7 @@ def check(
 ) -> GateCheck:
     """Compare one number to its threshold."""
     value = point
-    if on is GateOn.LOWER_BOUND:
+    if on in (GateOn.LOWER_BOUND, GateOn.CORRECTED_LOWER_BOUND):
         bound = None if interval is None else (interval[0] if minimum else interval[1])
         value = bound
     passed = value is not None and (value >= threshold if minimum else value <= threshold)
@@ -84,16 +102,75 @@ def check(
     )
 
 
-def estimate(summary: RunSummary, metric: GateMetric) -> tuple[float | None, Interval | None]:
-    """The metric's point estimate and 95% interval in the summary; (None, None) when its
-    command does not measure it (a check on it then fails: there is no evidence).
+def sequential_check(summary: RunSummary, metric: GateMetric, threshold: float) -> GateCheck:
+    """A floor checked by the run's confidence sequence: passed only when the sequence, at
+    the stop, lies wholly above it. `value` is the end that decided (the upper end of a
+    sequence wholly below the bar, else the lower end).
     """
+    seq = summary.sequential
+    point, _ = estimate(summary, metric)
+    if seq is None or seq.metric is not metric:
+        return GateCheck(
+            metric=metric,
+            threshold=threshold,
+            value=None,
+            point=point,
+            interval=None,
+            on=GateOn.SEQUENTIAL,
+            passed=False,
+            minimum=True,
+        )
+    decision = redecide(seq, threshold)
+    # The end of the sequence that decided: the lower for a pass, the upper for a fail.
+    value = seq.interval[1] if decision is Decision.FAIL else seq.interval[0]
+    return GateCheck(
+        metric=metric,
+        threshold=threshold,
+        value=value,
+        point=point,
+        interval=seq.interval,
+        on=GateOn.SEQUENTIAL,
+        passed=decision is Decision.PASS,
+        minimum=True,
+    )
+
+
+def corrected(summary: RunSummary, metric: GateMetric) -> tuple[float | None, Interval | None]:
+    """The human-corrected estimate of the metric, (None, None) without one."""
+    match summary:
+        case PairwiseSummary() if metric is GateMetric.WIN_RATE:
+            return summary.win_rate_corrected, summary.win_rate_corrected_ci
+        case ScoreSummary() if metric is GateMetric.PASS_RATE:
+            return summary.pass_rate_corrected, summary.pass_rate_corrected_ci
+        case ScoreSummary() if metric is GateMetric.MEAN:
+            return summary.mean_corrected, summary.mean_corrected_ci
+    return None, None
+
+
+CORRECTABLE = frozenset({GateMetric.WIN_RATE, GateMetric.PASS_RATE, GateMetric.MEAN})
+"""The numbers --labels gives a human-corrected estimate of."""
+
+
+def estimate(
+    summary: RunSummary, metric: GateMetric, on: GateOn = GateOn.POINT
+) -> tuple[float | None, Interval | None]:
+    """The metric's point estimate and 95% interval in the summary (the human-corrected
+    ones when `on` asks for them); (None, None) when its command does not measure it (a
+    check on it then fails: there is no evidence).
+    """
+    if on in (GateOn.CORRECTED, GateOn.CORRECTED_LOWER_BOUND) and metric in CORRECTABLE:
+        return corrected(summary, metric)
     match summary:
         case PairwiseSummary():
             found = {
                 GateMetric.WIN_RATE: (summary.win_rate, summary.win_rate_ci),
                 GateMetric.LOSS_RATE: (summary.loss_rate, summary.loss_rate_ci),
                 GateMetric.CONSISTENCY: (summary.consistency, summary.consistency_ci),
+            }
+        case ScoreSummary():
+            found = {
+                GateMetric.PASS_RATE: (summary.pass_rate, summary.pass_rate_ci),
+                GateMetric.MEAN: (summary.mean, summary.mean_ci),
             }
         case CalibrateSummary():
             found = {
@@ -114,13 +191,17 @@ def evaluate_gate(summary: RunSummary, spec: GateSpec) -> GateResult | None:
     kappa = GateMetric.WEIGHTED_KAPPA if weighted else GateMetric.COHEN_KAPPA
     wanted = [
         (GateMetric.WIN_RATE, spec.min_win_rate, True),
+        (GateMetric.PASS_RATE, spec.min_pass_rate, True),
+        (GateMetric.MEAN, spec.min_mean, True),
         (GateMetric.LOSS_RATE, spec.max_loss_rate, False),
         (GateMetric.CONSISTENCY, spec.min_consistency, True),
         (kappa, spec.min_kappa, True),
         (GateMetric.ACCURACY, spec.min_accuracy, True),
     ]
     checks = [
-        check(metric, threshold, *estimate(summary, metric), spec.on, minimum=minimum)
+        sequential_check(summary, metric, threshold)
+        if spec.on is GateOn.SEQUENTIAL and metric in SEQUENTIAL_METRICS
+        else check(metric, threshold, *estimate(summary, metric, spec.on), spec.on, minimum=minimum)
         for metric, threshold, minimum in wanted
         if threshold is not None
     ]
@@ -142,8 +223,93 @@ def more_cases_needed(summary: RunSummary, spec: GateSpec) -> int | None:
     """
     rate, ci = estimate(summary, GateMetric.WIN_RATE)
     bar = spec.min_win_rate
-    if rate is None or bar is None or ci is None or ci[0] is None or rate < bar:
+    if (
+        spec.on is GateOn.SEQUENTIAL
+        or rate is None
+        or bar is None
+        or ci is None
+        or ci[0] is None
+        or rate < bar
+    ):
         return None
     if ci[0] >= bar:
         return None
     return cases_needed(rate, bar)
+
+
+FLAG_OF = {
+    GateMetric.WIN_RATE: "--min-win-rate",
+    GateMetric.PASS_RATE: "--min-pass-rate",
+    GateMetric.MEAN: "--min-mean",
+}
+
+
+def plan_sequential(spec: GateSpec, rubric: Rubric, *, seed: int) -> SequentialGate:
+    """The sequential gate a --sequential run follows: its one floor (--min-win-rate,
+    --min-pass-rate or --min-mean). ConfigError (exit 2, before anything is judged) for a
+    run with no such floor, or with other thresholds: stopping is decided by one number.
+    """
+    floors = {
+        GateMetric.WIN_RATE: spec.min_win_rate,
+        GateMetric.PASS_RATE: spec.min_pass_rate,
+        GateMetric.MEAN: spec.min_mean,
+    }
+    given = [(metric, bar) for metric, bar in floors.items() if bar is not None]
+    others = (spec.max_loss_rate, spec.min_consistency, spec.min_kappa, spec.min_accuracy)
+    if len(given) != 1 or any(t is not None for t in others):
+        raise ConfigError(
+            "--sequential stops on one number: give exactly one of --min-win-rate "
+            "(pairwise), --min-pass-rate or --min-mean (score), and no other threshold",
+            hint="e.g. judge pairwise OLD NEW --sequential --min-win-rate 0.55; check the "
+            "other numbers afterwards with judge gate SUMMARY.json",
+        )
+    if spec.on not in (GateOn.POINT, GateOn.SEQUENTIAL):
+        raise ConfigError(
+            f"--sequential decides by its confidence sequence, not --on {spec.on.value}",
+            hint="leave --on out with --sequential",
+        )
+    metric, threshold = given[0]
+    scale = (0.0, 1.0)
+    if metric is GateMetric.MEAN:
+        if rubric.scale is None:
+            raise ConfigError(
+                f"--min-mean needs a rubric with a score scale; {rubric.name!r} has none",
+                hint="use --min-pass-rate with a binary rubric",
+            )
+        scale = (rubric.scale.min, rubric.scale.max)
+    if not scale[0] < threshold < scale[1]:
+        raise ConfigError(
+            f"{FLAG_OF[metric]} {threshold:g} leaves nothing to decide on the scale "
+            f"{scale[0]:g}..{scale[1]:g}",
+            hint="a sequential bar lies strictly inside the scale",
+        )
+    return SequentialGate(metric=metric, threshold=threshold, scale=scale, seed=seed)
+
+
+def check_gate_mode(summary: RunSummary, spec: GateSpec, path: Path) -> None:
+    """InputError (exit 2) when `judge gate` asks for numbers the run did not make: a
+    corrected estimate without labels, a sequence without --sequential. A gate that fails
+    for want of them would read as a verdict on the candidate.
+    """
+    if spec.on is GateOn.SEQUENTIAL and summary.sequential is None:
+        raise InputError(
+            f"{path}: --on sequential, but the run was not --sequential",
+            hint="re-run with --sequential, or gate with --on point / lower-bound",
+        )
+    if spec.on in (GateOn.CORRECTED, GateOn.CORRECTED_LOWER_BOUND):
+        wanted = [
+            metric
+            for metric, bar in (
+                (GateMetric.WIN_RATE, spec.min_win_rate),
+                (GateMetric.PASS_RATE, spec.min_pass_rate),
+                (GateMetric.MEAN, spec.min_mean),
+            )
+            if bar is not None
+        ]
+        missing = [m.value for m in wanted if corrected(summary, m)[0] is None]
+        if missing:
+            raise InputError(
+                f"{path}: --on {spec.on.value}, but the run has no human-corrected "
+                f"{', '.join(missing)}",
+                hint="re-run with --labels LABELS.jsonl (human labels of some cases)",
+            )

@@ -22,6 +22,8 @@ from judgecli.grading import GradingPlan
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
 from judgecli.run import HasId, judge_all, now_iso, write_reports
+from judgecli.sequential import Follower, SequentialGate, follow, sequential_summary
+from judgecli.stats.sequential import Decision
 from judgecli.store import (
     RESULTS,
     RUN_INFO,
@@ -57,6 +59,16 @@ class Ending(Generic[S]):
 
 
 @dataclass(frozen=True)
+class Sequential:
+    """A --sequential run: the gate it follows, and the ids of its items in the seeded
+    random order they are judged in (`sequential.shuffled`).
+    """
+
+    gate: SequentialGate
+    order: list[str]
+
+
+@dataclass(frozen=True)
 class Job(Generic[ItemT, S]):
     """One judging command's run, as the spine needs it."""
 
@@ -71,6 +83,8 @@ class Job(Generic[ItemT, S]):
     """Known before judging (the dataset scan's; refine's self-preference)."""
     late_warnings: Callable[[], list[str]] = list
     """Known once the items are judged (pairwise: no flip, a judge that wrote answers)."""
+    sequential: Sequential | None = None
+    """--sequential: the gate to follow and the order the items come in."""
 
     @property
     def rubric(self) -> Rubric:
@@ -99,24 +113,42 @@ def run_job(
     # spelled out (so a resume can check it is unchanged).
     cascade = plan_cascade(job.plan, job.config.screen_name, job.config.escalate)
     config = recorded_rule(job.config, cascade)
+    follower = None
+    if job.sequential is not None:
+        # A resumed run's sequence starts from what results.jsonl already holds: if it
+        # decided before the stop, nothing more is judged.
+        before = read_results(config.out / RESULTS) if config.resume else []
+        follower = follow(job.sequential.gate, job.sequential.order, before)
+
+    def observe(result: CaseResult) -> None:
+        if follower is not None:
+            follower.record(result)
+        on_result(result)
+
     judged = judge_all(
         config,
         job.rubric,
         job.items,
         tiered(job.grade, job.plan, cascade),
         argv=argv,
-        on_result=on_result,
+        on_result=observe,
         total=job.total,
+        done=follower.decided if follower else None,
     )
     results = list(read_results(judged.run_dir / RESULTS))
+    sequence = follow(follower.gate, follower.order, results) if follower else None
+    # A sequential run that decided judged what it needed: the cases it left are not
+    # missing, and the run is complete.
+    decided = sequence is not None and sequence.decision is not Decision.UNDECIDED
     return conclude(
         judged.run_dir,
         results,
         job.ending,
         warnings=[*job.warnings, *judged.warnings, *job.late_warnings()],
         cascade=summarize_tiers(results, config, cascade),
-        judged=(config.max_failures, job.total),
+        judged=(config.max_failures, len(results) if decided else job.total),
         step_summary=step_summary,
+        sequence=sequence,
     )
 
 
@@ -129,13 +161,20 @@ def conclude(
     cascade: CascadeSummary | None = None,
     judged: tuple[FailureLimit, int] | None = None,
     step_summary: Path | None = None,
+    sequence: Follower | None = None,
 ) -> Outcome[S]:
     """Summarise the results, settle the summary's tail, and write summary.json, the
     reports (and report.md to a CI step summary). `judged`: the failure limit and case
     count of items judged now; a run that lost too many, or stopped early, is incomplete
-    and its gate is not evaluated.
+    and its gate is not evaluated. `sequence`: a --sequential run's confidence sequence
+    over these results, whose decision the gate takes.
     """
     numbers = ending.summarize(results)
+    if sequence is not None:
+        followed = sequential_summary(
+            sequence, judged=numbers.n_cases, cost_usd=numbers.usage.cost_usd
+        )
+        numbers = cast(S, numbers.model_copy(update={"sequential": followed}))
     limit, total = judged or (DEFAULT_MAX_FAILURES, None)
     incomplete = incomplete_reason(numbers, limit, total=total)
     tail = {

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from functools import partial
 from pathlib import Path
 
 from judgecli.config import RunConfig
+from judgecli.corrected import corrected_fields
 from judgecli.debias import FlipPolicy
+from judgecli.deciding import Deciding
 from judgecli.errors import RubricError
-from judgecli.gate import GateSpec
 from judgecli.grading import GradingPlan, grade_pairwise
-from judgecli.job import Ending, Job
+from judgecli.job import Ending, Job, Sequential
 from judgecli.pairs import Pair, PairScan, iter_pairs
+from judgecli.result import CaseResult
 from judgecli.rubric import Rubric, RubricKind
+from judgecli.sequential import shuffled
+from judgecli.summary.facts import GateMetric
 from judgecli.summary.pairwise import PairwiseSummary, summarize_pairwise
 
 NO_FLIP_WARNING = (
@@ -55,18 +58,26 @@ def pairwise_job(
     config: RunConfig,
     rubric: Rubric,
     scan: PairScan,
+    decides: Deciding,
     *,
     flip: bool,
     flip_policy: FlipPolicy,
-    gate: GateSpec,
 ) -> Job[Pair, PairwiseSummary]:
-    """Judge every pair; the summary's numbers are NEW's wins, losses and ties, gated."""
+    """Judge every pair; the summary's numbers are NEW's wins, losses and ties, gated.
+    With `decides.sequential`, the pairs are judged in a seeded random order and judging
+    stops once the win rate's confidence sequence decides; with `decides.labels` (human
+    labels of some pairs) the summary has the human-corrected win rate.
+    """
+    gate, sequential, labels = decides.gate, decides.sequential, decides.labels
     self_judges: set[str] = set()
-    pairs = watch_self_preference(
-        iter_pairs(scan, requires=rubric.requires, field_map=config.field_map),
-        [m.name for m in config.all_models],
-        self_judges,
-    )
+    read = iter_pairs(scan, requires=rubric.requires, field_map=config.field_map)
+    order = None
+    if sequential is not None:
+        # The whole order is fixed before the first verdict (so it is held in memory).
+        listed = shuffled(read, sequential.seed)
+        order = Sequential(sequential, [pair.id for pair in listed])
+        read = iter(listed)
+    pairs = watch_self_preference(read, [m.name for m in config.all_models], self_judges)
 
     def late_warnings() -> list[str]:
         return [NO_FLIP_WARNING] * (not flip) + [
@@ -75,14 +86,21 @@ def pairwise_job(
             for j in sorted(self_judges)
         ]
 
-    summarize = partial(
-        summarize_pairwise,
-        rubric=rubric,
-        models=config.model_names,
-        flip=flip,
-        flip_policy=flip_policy.value,
-        seed=config.seed,
-    )
+    def summarize(results: list[CaseResult]) -> PairwiseSummary:
+        summary = summarize_pairwise(
+            results,
+            rubric=rubric,
+            models=config.model_names,
+            flip=flip,
+            flip_policy=flip_policy.value,
+            seed=config.seed,
+            reference=0.5 if gate.min_win_rate is None else gate.min_win_rate,
+            correction=decides.correction,
+        )
+        if labels is None:
+            return summary
+        return summary.model_copy(update=corrected_fields(results, labels, [GateMetric.WIN_RATE]))
+
     return Job(
         config=config,
         plan=GradingPlan.of(config, rubric, flip=flip, flip_policy=flip_policy),
@@ -92,4 +110,5 @@ def pairwise_job(
         ending=Ending(summarize, gate=gate),
         warnings=scan.warnings,
         late_warnings=late_warnings,
+        sequential=order,
     )

@@ -211,6 +211,7 @@ def judge_all(
     argv: list[str],
     on_result: Callable[[CaseResult], None],
     total: int | None = None,
+    done: Callable[[], bool] | None = None,
 ) -> Judged:
     """Open (or reopen) the run directory, grade every item not judged yet under the run's
     limits, and close the results.
@@ -220,7 +221,8 @@ def judge_all(
     directory. Calls go through the reply cache unless --no-cache; the real client is only
     built on the first cache miss.
     With `total` (the run's case count) the run stops as soon as more cases have failed
-    than --max-failures allows. Unpriced models and response-format steps are warned of.
+    than --max-failures allows; with `done` (a sequential gate), as soon as it says the
+    run has decided. Unpriced models and response-format steps are warned of.
     """
     warnings: list[str] = []
 
@@ -268,6 +270,7 @@ def judge_all(
                 events=Events(),
                 failures_allowed=allowed,
                 failed_before=previous.failed,
+                done=done,
             )
         finally:
             if built:

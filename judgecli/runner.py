@@ -5,8 +5,9 @@ held in memory) and `concurrency` workers grade cases from it; each finished cas
 handed to the sink (the store appends it to results.jsonl at once) and to the event
 listener (the progress bar).
 
-Stops: a stop that drains (the budget, the failure limit) lets the cases in flight finish
-— their calls are paid for, so their verdicts are kept and cached — and takes no new ones;
+Stops: a stop that drains (the budget, the failure limit, a sequential gate that has
+decided) lets the cases in flight finish — their calls are paid for, so their verdicts are
+kept and cached — and takes no new ones;
 any other (the judge unreachable) cancels them at once. Ctrl-C and SIGTERM (what CI
 cancellation, `timeout` and `docker stop` send) cancel in-flight calls; what finished is
 already on disk, and the run ends with RunInterruptedError (exit 3) so it can be resumed.
@@ -71,25 +72,34 @@ async def run_cases(
     events: RunEvents,
     failures_allowed: int | None = None,
     failed_before: int = 0,
+    done: Callable[[], bool] | None = None,
 ) -> RunTally:
     """Grade every item with at most `concurrency` cases in flight.
 
     `failures_allowed`: the most failed cases the whole run may end with (--max-failures
     over every case of the run); once more have failed (`failed_before` counts a resumed
     run's), no outcome can pass, so the run stops with TooManyFailuresError.
+    `done`: asked before each new case; once it says True (a sequential gate has decided)
+    no new case starts, the cases in flight finish, and the run ends normally.
     """
+    finished = done or (lambda: False)
     queue: asyncio.Queue[T | None] = asyncio.Queue(maxsize=2 * concurrency)
     tally = RunTally()
     stops: list[RunIncompleteError] = []
 
     async def produce() -> None:
         for item in items:
+            if finished():
+                break
             await queue.put(item)
         for _ in range(concurrency):
             await queue.put(None)
 
     async def work() -> None:
-        while not stops and (item := await queue.get()) is not None:
+        while not stops and not finished():
+            item = await queue.get()
+            if item is None or finished():
+                return
             try:
                 result = await grade(item)
             except RunIncompleteError as err:

@@ -13,6 +13,8 @@ from judgecli.cli.options import (
     GateOnOpt,
     MaxLossRateOpt,
     MinConsistencyOpt,
+    MinMeanOpt,
+    MinPassRateOpt,
     MinWinRateOpt,
 )
 from judgecli.errors import ExitCode
@@ -22,9 +24,12 @@ from judgecli.errors import ExitCode
 @exits_with_code
 def gate_command(
     summary_file: Annotated[
-        Path, typer.Argument(metavar="SUMMARY.json", help="summary.json of a pairwise run.")
+        Path,
+        typer.Argument(metavar="SUMMARY.json", help="summary.json of a pairwise or score run."),
     ],
     min_win_rate: MinWinRateOpt = None,
+    min_pass_rate: MinPassRateOpt = None,
+    min_mean: MinMeanOpt = None,
     max_loss_rate: MaxLossRateOpt = None,
     min_consistency: MinConsistencyOpt = None,
     on: GateOnOpt = GateOnChoice.POINT,
@@ -39,12 +44,14 @@ def gate_command(
 
     from judgecli.cli.render import report_console
     from judgecli.errors import InputError, RunIncompleteError
-    from judgecli.gate import GateOn, GateSpec, evaluate_gate
+    from judgecli.gate import GateOn, GateSpec, check_gate_mode, evaluate_gate
     from judgecli.report.markdown import headline
     from judgecli.store import read_summary
 
     spec = GateSpec(
         min_win_rate=min_win_rate,
+        min_pass_rate=min_pass_rate,
+        min_mean=min_mean,
         max_loss_rate=max_loss_rate,
         min_consistency=min_consistency,
         on=GateOn(on),
@@ -61,6 +68,7 @@ def gate_command(
             f"{summary_file}: {summary.incomplete}",
             hint=f"continue with: judge resume {summary_file.parent} --retry-failed",
         )
+    check_gate_mode(summary, spec, summary_file)
     result = evaluate_gate(summary, spec)
     assert result is not None
     summary.gate = result

@@ -1,15 +1,19 @@
-"""What every judging command does before its own work: find and load the rubric, and turn
-the shared flags into one RunConfig (checking that the old run `--force` replaces is one).
+"""What every judging command does before its own work: find and load the rubric, turn
+the shared flags into one RunConfig (checking that the old run `--force` replaces is one),
+and read score's and pairwise's gate flags into how the run decides.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from judgecli.config import RunConfig
+    from judgecli.deciding import Deciding
     from judgecli.flags import JudgeFlags
+    from judgecli.gate import GateSpec
     from judgecli.rubric import Rubric
 
 
@@ -65,3 +69,40 @@ def judge_config(command: str, rubric: Rubric, flags: JudgeFlags) -> RunConfig:
 
         check_replaceable(flags.out)
     return config
+
+
+def decision_inputs(
+    gate: GateSpec,
+    rubric: Rubric,
+    *,
+    sequential: bool,
+    labels: Path | None,
+    fdr: bool,
+    seed: int,
+    cases: Path,
+    field_map: dict[str, str],
+) -> Deciding:
+    """Check the gate flags together (exit 2 before any call: --on corrected without
+    labels, a sequence without its one bar, labels of no case in `cases`) and read them.
+    `--on sequential` is --sequential said the gate's way.
+    """
+    from judgecli.calibrate import dataset_ids
+    from judgecli.corrected import check_corrected_gate, read_human_labels
+    from judgecli.deciding import Deciding
+    from judgecli.gate import GateOn, plan_sequential
+    from judgecli.stats.multiplicity import Correction
+
+    check_corrected_gate(gate, labels)
+    follow = None
+    if sequential or gate.on is GateOn.SEQUENTIAL:
+        follow = plan_sequential(gate, rubric, seed=seed)
+        gate = replace(gate, on=GateOn.SEQUENTIAL)
+    human = None
+    if labels is not None:
+        human = read_human_labels(labels, rubric, dataset_ids(cases, field_map), cases)
+    return Deciding(
+        gate=gate,
+        sequential=follow,
+        labels=human,
+        correction=Correction.BH if fdr else Correction.HOLM,
+    )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -99,6 +100,9 @@ class GateOnChoice(StrEnum):
 
     POINT = "point"
     LOWER_BOUND = "lower-bound"
+    CORRECTED = "corrected"
+    CORRECTED_LOWER_BOUND = "corrected-lower-bound"
+    SEQUENTIAL = "sequential"
 
 
 class SheetFormatChoice(StrEnum):
@@ -180,9 +184,61 @@ GateOnOpt = Annotated[
     GateOnChoice,
     typer.Option(
         "--on",
+        "--gate-on",
         parser=choice(GateOnChoice, "--on"),
         rich_help_panel=GATE,
-        help="Compare the point estimate, or the pessimistic end of its 95% interval.",
+        help="Compare the point estimate, the pessimistic end of its 95% interval, the "
+        "human-corrected estimate (needs --labels) or its bound, or a --sequential run's "
+        "decision.",
+    ),
+]
+MinPassRateOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--min-pass-rate",
+        min=0,
+        max=1,
+        metavar="RATE",
+        rich_help_panel=GATE,
+        help="Exit 1 unless the share of cases that pass is at least this.",
+    ),
+]
+MinMeanOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--min-mean",
+        metavar="SCORE",
+        rich_help_panel=GATE,
+        help="Exit 1 unless the mean score (on the rubric's scale) is at least this.",
+    ),
+]
+SequentialOpt = Annotated[
+    bool,
+    typer.Option(
+        "--sequential",
+        rich_help_panel=GATE,
+        help="Judge cases in a seeded random order and stop as soon as an anytime-valid "
+        "confidence sequence puts the gated number above or below its bar (one --min-* "
+        "threshold).",
+    ),
+]
+LabelsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--labels",
+        metavar="LABELS.jsonl",
+        rich_help_panel=GATE,
+        help="Human labels of some cases (calibrate's format): also report the "
+        "human-corrected estimate (PPI++), and gate on it with --on corrected.",
+    ),
+]
+FdrOpt = Annotated[
+    bool,
+    typer.Option(
+        "--fdr",
+        rich_help_panel=GATE,
+        help="Mark categories above/below by Benjamini-Hochberg (false discovery rate) "
+        "instead of Holm (family-wise error).",
     ),
 ]
 MinKappaOpt = Annotated[

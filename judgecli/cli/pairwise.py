@@ -11,15 +11,18 @@ from judgecli.cli.app import app, exits_with_code
 from judgecli.cli.flags import judge_flags, run_and_report
 from judgecli.cli.options import (
     AllowPartialOpt,
+    FdrOpt,
     FlipOpt,
     FlipPolicyChoice,
     FlipPolicyOpt,
     GateOnChoice,
     GateOnOpt,
+    LabelsOpt,
     MaxLossRateOpt,
     MinConsistencyOpt,
     MinWinRateOpt,
     RubricOpt,
+    SequentialOpt,
 )
 from judgecli.errors import ExitCode
 from judgecli.flags import JudgeFlags
@@ -47,11 +50,14 @@ def pairwise_command(
     max_loss_rate: MaxLossRateOpt = None,
     min_consistency: MinConsistencyOpt = None,
     on: GateOnOpt = GateOnChoice.POINT,
+    sequential: SequentialOpt = False,
+    labels: LabelsOpt = None,
+    fdr: FdrOpt = False,
     allow_partial: AllowPartialOpt = False,
 ) -> ExitCode:
     """Compare NEW against OLD, case by case (joined on id), with a pairwise rubric."""
     from judgecli import pairwise
-    from judgecli.cli.inputs import judge_config, named_rubric
+    from judgecli.cli.inputs import decision_inputs, judge_config, named_rubric
     from judgecli.debias import FlipPolicy
     from judgecli.gate import GateOn, GateSpec
     from judgecli.pairs import scan_pairs
@@ -65,6 +71,16 @@ def pairwise_command(
         on=GateOn(on),
     )
     config = judge_config("pairwise", loaded, flags)
+    decides = decision_inputs(
+        gate,
+        loaded,
+        sequential=sequential,
+        labels=labels,
+        fdr=fdr,
+        seed=flags.seed,
+        cases=old,
+        field_map=config.field_map,
+    )
     scan = scan_pairs(
         old,
         new,
@@ -76,6 +92,6 @@ def pairwise_command(
         seed=flags.seed,
     )
     job = pairwise.pairwise_job(
-        config, loaded, scan, flip=flip, flip_policy=FlipPolicy(flip_policy), gate=gate
+        config, loaded, scan, decides, flip=flip, flip_policy=FlipPolicy(flip_policy)
     )
     return run_and_report(ctx, flags, job)

@@ -32,7 +32,7 @@ def report_command(
     import webbrowser
 
     from judgecli.cli.render import print_json, print_summary, report_console
-    from judgecli.report.markdown import compare_table
+    from judgecli.report.markdown import compare_tables
     from judgecli.run import compare_finished_runs, load_run, write_reports
 
     out = report_console(json_output=json_output)
@@ -48,7 +48,8 @@ def report_command(
             print_json(summary)
         return ExitCode.OK
     deltas = compare_finished_runs(run_dir, other)
-    out.print(compare_table(deltas, str(run_dir), str(other)))
+    for table in compare_tables(deltas, str(run_dir), str(other)):
+        out.print(table)
     if json_output:
         print(json.dumps([vars(d) for d in deltas], indent=2))
     return ExitCode.OK

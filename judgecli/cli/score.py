@@ -9,7 +9,16 @@ import typer
 
 from judgecli.cli.app import app, exits_with_code
 from judgecli.cli.flags import judge_flags, run_and_report
-from judgecli.cli.options import RubricOpt
+from judgecli.cli.options import (
+    FdrOpt,
+    GateOnChoice,
+    GateOnOpt,
+    LabelsOpt,
+    MinMeanOpt,
+    MinPassRateOpt,
+    RubricOpt,
+    SequentialOpt,
+)
 from judgecli.errors import ExitCode
 from judgecli.flags import JudgeFlags
 
@@ -25,16 +34,35 @@ def score_command(
     rubric: RubricOpt,
     *,
     flags: JudgeFlags,
+    min_pass_rate: MinPassRateOpt = None,
+    min_mean: MinMeanOpt = None,
+    on: GateOnOpt = GateOnChoice.POINT,
+    sequential: SequentialOpt = False,
+    labels: LabelsOpt = None,
+    fdr: FdrOpt = False,
 ) -> ExitCode:
     """Grade every case of DATASET with a pointwise or binary rubric."""
     # Imported here so `judge --help` stays fast (numpy, pydantic models, rich.progress).
     from judgecli import score
-    from judgecli.cli.inputs import judge_config, named_rubric
+    from judgecli.cli.inputs import decision_inputs, judge_config, named_rubric
     from judgecli.dataset import scan_dataset
+    from judgecli.gate import GateOn, GateSpec
 
     rubric_path, loaded = named_rubric(rubric)
     score.check_rubric_kind(loaded, rubric_path)
+    gate = GateSpec(min_pass_rate=min_pass_rate, min_mean=min_mean, on=GateOn(on))
+    score.check_gate(gate, loaded)
     config = judge_config("score", loaded, flags)
+    decides = decision_inputs(
+        gate,
+        loaded,
+        sequential=sequential,
+        labels=labels,
+        fdr=fdr,
+        seed=flags.seed,
+        cases=dataset,
+        field_map=config.field_map,
+    )
     scan = scan_dataset(
         dataset,
         requires=loaded.requires,
@@ -43,5 +71,5 @@ def score_command(
         sample=flags.sample_size,
         seed=flags.seed,
     )
-    job = score.score_job(config, loaded, scan)
+    job = score.score_job(config, loaded, scan, decides)
     return run_and_report(ctx, flags, job)

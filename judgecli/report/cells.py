@@ -35,6 +35,13 @@ class Section:
     rows: Sequence[tuple[str, ...]]
 
 
+def heading(title: str) -> str:
+    """A section title as a heading: its first letter upper-cased, the rest kept (names such
+    as Wilson and PPI++ keep their case, which str.capitalize would lower).
+    """
+    return title[:1].upper() + title[1:]
+
+
 def fmt(value: float | None, digits: int = 2) -> str:
     """A number for a report cell."""
     return NA if value is None else f"{value:.{digits}f}"

@@ -301,13 +301,16 @@ def scatter(
 
 
 def side(row: Bar, reference: float | None) -> str:
-    """Where a row stands against the reference: its whole interval above or below it, an
-    interval that straddles it (not yet distinguishable from the bar), or "few" when there is
+    """Where a row stands against the reference: its mark when a multiplicity-adjusted test
+    made one (categories), else its whole interval above or below it, an interval that
+    straddles it (not yet distinguishable from the bar), or "few" when there is
     no evidence either way: a group too small to tell, no interval, or a zero-width one
     (five wins of five resampled are always five of five; that is not certainty).
     """
     if reference is None or row.value is None:
         return ""
+    if row.call is not None:
+        return CALL_SIDE.get(row.call, "few")
     if row.too_few or row.interval is None or row.interval[0] == row.interval[1]:
         return "few"
     low, high = row.interval
@@ -315,6 +318,9 @@ def side(row: Bar, reference: float | None) -> str:
         return "above"
     return "below" if high < reference else "straddles"
 
+
+CALL_SIDE = {"above": "above", "below": "below", "not significant": "straddles"}
+"""A category's adjusted-test mark → its colour (a test, not its raw interval, decides)."""
 
 LEGEND = [
     ("above", "whole interval above the line"),

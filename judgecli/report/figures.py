@@ -6,16 +6,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import assert_never
 
 from judgecli.report import charts, svg
 from judgecli.report.cells import NA, fmt, fmt_ci, fmt_pct
+from judgecli.report.decision import calls_legend
 from judgecli.report.html_cases import esc
 from judgecli.report.svg import Bar
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.stats.intervals import Interval, too_few
 from judgecli.summary.calibrate import CalibrateSummary
-from judgecli.summary.facts import GateMetric
+from judgecli.summary.facts import CategoryCalls, GateMetric
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.refine import RefineSummary
 from judgecli.summary.run import RunSummary
@@ -53,13 +55,27 @@ def bar(
     return Bar(label, value, low, high, text=text, too_few=n is not None and too_few(n))
 
 
-def category_bars(s: ScoreNumbers | PairwiseSummary, field: str, *, pct: bool) -> list[Bar]:
-    """One row per category: its `field` (pass_rate, mean, win_rate) and `field`_ci."""
+def category_bars(
+    s: ScoreNumbers | PairwiseSummary, field: str, *, pct: bool, marked: bool = False
+) -> list[Bar]:
+    """One row per category: its `field` (pass_rate, mean, win_rate) and `field`_ci; with
+    `marked`, each coloured by its multiplicity-adjusted mark.
+    """
     return [
-        bar(f"{name} (n={c.n})", getattr(c, field), getattr(c, f"{field}_ci"), pct=pct, n=c.n)
+        replace(
+            bar(f"{name} (n={c.n})", getattr(c, field), getattr(c, f"{field}_ci"), pct=pct, n=c.n),
+            call=c.mark if marked else None,
+        )
         for name, c in s.by_category.items()
         if getattr(c, field) is not None
     ]
+
+
+def marks_caption(calls: CategoryCalls | None, *, pct: bool) -> str:
+    """How the categories' colours were decided (the legend's words for them)."""
+    if calls is None:
+        return ""
+    return f" Category colours: {calls_legend(calls, pct=pct)}."
 
 
 def scale_of(counts: dict[str, int] | None) -> tuple[float, float] | None:
@@ -102,7 +118,9 @@ def score_figures(s: ScoreNumbers, results: Sequence[CaseResult]) -> list[str]:
         out.append(
             figure(chart, "Pass rate with its 95% Wilson interval, overall and by category.")
         )
-    if (means := category_bars(s, "mean", pct=False)) and s.mean is not None:
+    calls = s.category_calls if isinstance(s, ScoreSummary) else None
+    marked = calls is not None
+    if (means := category_bars(s, "mean", pct=False, marked=marked)) and s.mean is not None:
         top = max(b.high if b.high is not None else b.value or 0.0 for b in means)
         chart = charts.forest_plot(
             [bar("all cases", s.mean, s.mean_ci, pct=False, n=s.n_ok), *means],
@@ -118,7 +136,7 @@ def score_figures(s: ScoreNumbers, results: Sequence[CaseResult]) -> list[str]:
                 "Mean score per category with its 95% t interval; the "
                 "dashed line is the overall mean. Grey: fewer than 10 cases, "
                 "or no spread in the scores (no interval), so no "
-                "verdict.",
+                "verdict." + marks_caption(calls, pct=False),
             )
         )
     return out
@@ -149,7 +167,7 @@ def pairwise_figures(s: PairwiseSummary, results: Sequence[CaseResult]) -> list[
     decided = s.wins + s.losses + s.ties
     rows = [
         bar("all cases", s.win_rate, s.win_rate_ci, pct=True, n=decided),
-        *category_bars(s, "win_rate", pct=True),
+        *category_bars(s, "win_rate", pct=True, marked=s.category_calls is not None),
     ]
     chart = charts.forest_plot(
         rows, title="win rate of NEW", reference=threshold, reference_label=label
@@ -161,7 +179,7 @@ def pairwise_figures(s: PairwiseSummary, results: Sequence[CaseResult]) -> list[
             "bootstrap for all cases, Wilson per category; dashed: "
             f"{label}. Green: the whole interval is above it, red: below, "
             "amber: not yet distinguishable, grey: fewer than 10 cases "
-            "(too few to tell).",
+            "(too few to tell)." + marks_caption(s.category_calls, pct=True),
         )
     )
     if s.judges:

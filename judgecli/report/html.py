@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from judgecli.report import svg
-from judgecli.report.cells import Section
+from judgecli.report.cells import Section, heading
 from judgecli.report.figures import command_figures
 from judgecli.report.html_cases import case_table, case_text_html, esc, verdict_text
 from judgecli.report.markdown import gate_note, headline, sections, title_of
@@ -140,7 +140,7 @@ def table(sec: Section) -> str:
     need = sum(max(len(c) for c in column) + 3 for column in columns)
     return (
         f'<section class="card{" wide" if need > 66 else ""}"><h3>'
-        f'{esc(sec.title.capitalize())}</h3><table class="numbers">'
+        f'{esc(heading(sec.title))}</h3><table class="numbers">'
         f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></section>"
     )
 

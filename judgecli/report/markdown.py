@@ -22,8 +22,16 @@ from judgecli.report.cells import (
     fmt_ci,
     fmt_pct,
     group_ci,
+    heading,
     money,
     rich_table,
+)
+from judgecli.report.decision import (
+    calls_legend,
+    decision_sections,
+    fmt_p,
+    mark_cell,
+    sequential_note,
 )
 from judgecli.report.refine import refine_line, refine_sections
 from judgecli.summary.calibrate import CalibrateSummary
@@ -101,7 +109,11 @@ def score_line(s: ScoreSummary) -> str:
 
 
 def gate_note(s: RunSummary) -> str | None:
-    """The point estimate passes but the interval does not: say what it would take."""
+    """A sequential run: when it decided and what that saved. Else, when the point estimate
+    passes but the interval does not: what it would take.
+    """
+    if s.sequential is not None:
+        return sequential_note(s.sequential)
     if not isinstance(s, PairwiseSummary) or s.gate is None or s.gate.cases_needed is None:
         return None
     return (
@@ -132,9 +144,14 @@ def score_sections(s: ScoreSummary) -> list[Section]:
         )
     if s.by_category:
         header = ["category", "n", "mean", "95% CI", "pass rate", "95% CI"]
+        calls = s.category_calls if isinstance(s, ScoreSummary) else None
+        title = "by category"
+        if calls is not None:
+            header.append("mean vs rest")
+            title += f" ({calls_legend(calls, pct=False)})"
         sections.append(
             Section(
-                "by category",
+                title,
                 header,
                 [
                     (
@@ -145,6 +162,7 @@ def score_sections(s: ScoreSummary) -> list[Section]:
                         fmt_pct(c.pass_rate),
                         group_ci(c.pass_rate_ci, c.n, pct=True),
                     )
+                    + ((mark_cell(c.mark),) if calls is not None else ())
                     for name, c in s.by_category.items()
                 ],
             )
@@ -160,6 +178,7 @@ def pairwise_sections(s: PairwiseSummary) -> list[Section]:
         ("  Wilson interval", "", fmt_ci(s.win_rate_ci_wilson, pct=True)),
         ("win rate without ties", fmt_pct(s.win_rate_no_ties), ""),
         ("wins / losses / ties", f"{s.wins} / {s.losses} / {s.ties}", ""),
+        ("sign test p (wins vs losses)", fmt_p(s.sign_test_p), ""),
         ("loss rate", fmt_pct(s.loss_rate), fmt_ci(s.loss_rate_ci, pct=True)),
     ]
     if s.dropped:
@@ -187,10 +206,16 @@ def pairwise_sections(s: PairwiseSummary) -> list[Section]:
         Section("judge biases", ["measure", "value"], bias),
     ]
     if s.by_category:
+        calls = s.category_calls
+        header = ["category", "n", "win rate", "95% CI", "W/L/T"]
+        title = "by category"
+        if calls is not None:
+            header.append(f"vs {fmt_pct(calls.reference)}")
+            title += f" ({calls_legend(calls, pct=True)})"
         sections.append(
             Section(
-                "by category",
-                ["category", "n", "win rate", "95% CI", "W/L/T"],
+                title,
+                header,
                 [
                     (
                         name,
@@ -199,6 +224,7 @@ def pairwise_sections(s: PairwiseSummary) -> list[Section]:
                         group_ci(c.win_rate_ci, c.n, pct=True),
                         f"{c.wins}/{c.losses}/{c.ties}",
                     )
+                    + ((mark_cell(c.mark),) if calls is not None else ())
                     for name, c in s.by_category.items()
                 ],
             )
@@ -264,7 +290,7 @@ def common_sections(s: RunSummary) -> list[Section]:
 
 def sections(s: RunSummary) -> list[Section]:
     """Every table of the report, in order."""
-    return command_sections(s) + cascade_sections(s) + common_sections(s)
+    return command_sections(s) + decision_sections(s) + cascade_sections(s) + common_sections(s)
 
 
 def command_sections(s: RunSummary) -> list[Section]:
@@ -299,9 +325,7 @@ def render_markdown(s: RunSummary) -> str:
     ]
     if note := gate_note(s):
         parts.append(f"> {note}")
-    parts += [
-        f"## {sec.title.capitalize()}\n\n{md_table(sec.header, sec.rows)}" for sec in sections(s)
-    ]
+    parts += [f"## {heading(sec.title)}\n\n{md_table(sec.header, sec.rows)}" for sec in sections(s)]
     if s.warnings:
         parts.append("## Warnings\n\n" + "\n".join(f"- {w}" for w in s.warnings))
     return "\n\n".join(parts) + "\n"
@@ -333,6 +357,30 @@ def compare_section(deltas: Sequence[Delta], name_a: str, name_b: str) -> Sectio
     )
 
 
-def compare_table(deltas: Sequence[Delta], name_a: str, name_b: str) -> Table:
-    """The run comparison as a terminal table (A's column first, as in the title)."""
-    return rich_table(compare_section(deltas, name_a, name_b))
+def paired_tests_section(deltas: Sequence[Delta]) -> Section:
+    """The tests of each change: paired t, Wilcoxon signed-rank (scores, win rates) and the
+    exact McNemar test (pass/fail: ranks of ±1 say nothing the signs do not).
+    """
+    return Section(
+        "paired tests of B − A (two-sided p)",
+        ["metric", "t test", "Wilcoxon", "McNemar (exact)"],
+        [
+            (
+                d.metric,
+                fmt_p(d.t_p),
+                fmt_p(d.wilcoxon_p) if d.mcnemar_p is None else "",
+                fmt_p(d.mcnemar_p) if d.mcnemar_p is not None else "",
+            )
+            for d in deltas
+        ],
+    )
+
+
+def compare_tables(deltas: Sequence[Delta], name_a: str, name_b: str) -> list[Table]:
+    """The run comparison as terminal tables (A's column first, as in the title), then the
+    paired tests.
+    """
+    return [
+        rich_table(compare_section(deltas, name_a, name_b)),
+        rich_table(paired_tests_section(deltas)),
+    ]

@@ -155,6 +155,9 @@ class Bar:
     too_few: bool = False
     """A group too small to tell anything (stats.intervals.TOO_FEW): drawn, never coloured
     as above or below a reference."""
+    call: str | None = None
+    """A category's mark from its multiplicity-adjusted test ("above", "below", "not
+    significant", "too few"): it colours the point instead of the interval's side."""
 
     @property
     def shown(self) -> str:

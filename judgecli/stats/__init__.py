@@ -9,4 +9,8 @@ reference values.
 - `classification`: confusion matrices, precision, recall, F1
 - `calibration`: ECE, Brier score, reliability tables
 - `resampling`: vectorised bootstraps over cases and clusters
+- `sequential`: the betting confidence sequence of the anytime-valid gate
+- `paired`: sign test, paired t, Wilcoxon signed-rank, exact McNemar
+- `multiplicity`: Holm and Benjamini–Hochberg, per-category tests and marks
+- `ppi`: human-corrected means by prediction-powered inference (PPI++)
 """

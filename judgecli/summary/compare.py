@@ -1,8 +1,11 @@
-"""Comparing two runs of the same rubric: per-metric deltas with intervals. Pure.
+"""Comparing two runs of the same rubric: per-metric deltas with intervals and tests. Pure.
 
 Cases are paired on id (both runs graded the same cases, e.g. before and after a prompt
 change), so each delta's interval is a paired t interval of the per-case differences:
 far tighter than comparing two independent intervals, and honest about which cases moved.
+Beside it, the paired t test's p-value, the Wilcoxon signed-rank test's (no normality
+assumed: scores on a 1–5 scale are not normal), and for pass/fail the exact McNemar test
+on the cases that passed in one run only.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from judgecli.result import CaseResult, CaseStatus
-from judgecli.stats.intervals import Interval, t_interval
+from judgecli.stats.intervals import Interval
+from judgecli.stats.paired import discordant, mcnemar_exact, paired_t, wilcoxon_signed_rank
 from judgecli.stats.scores import mean
 from judgecli.summary.pairwise import OUTCOME, PairwiseSummary
 from judgecli.summary.run import RunSummary
@@ -29,6 +33,12 @@ class Delta:
     n_paired: int
     rate: bool = False
     """A share (win rate, pass rate, consistency): reports show it as a percentage."""
+    t_p: float | None = None
+    """Paired t test of B − A against 0 (two-sided)."""
+    wilcoxon_p: float | None = None
+    """Wilcoxon signed-rank test of B − A (two-sided; cases with no change left out)."""
+    mcnemar_p: float | None = None
+    """Pass/fail: exact McNemar test on the cases that passed in one run only."""
 
 
 def paired(
@@ -47,17 +57,28 @@ def paired(
     return pairs
 
 
-def delta(metric: str, pairs: list[tuple[float, float]], *, rate: bool = False) -> Delta:
-    """The paired difference B − A with its t interval."""
+def delta(
+    metric: str, pairs: list[tuple[float, float]], *, rate: bool = False, binary: bool = False
+) -> Delta:
+    """The paired difference B − A with its t interval and tests (`binary`: 0/1 values,
+    which get McNemar's test too).
+    """
     diffs = [y - x for x, y in pairs]
+    t = paired_t(diffs)
+    mcnemar = None
+    if binary:
+        mcnemar = mcnemar_exact(*discordant([x == 1 for x, _ in pairs], [y == 1 for _, y in pairs]))
     return Delta(
         metric=metric,
         a=mean([x for x, _ in pairs]),
         b=mean([y for _, y in pairs]),
         delta=mean(diffs),
-        ci=t_interval(diffs),
+        ci=t.ci,
         n_paired=len(pairs),
         rate=rate,
+        t_p=t.p_value,
+        wilcoxon_p=None if binary else wilcoxon_signed_rank(diffs),
+        mcnemar_p=mcnemar,
     )
 
 
@@ -89,11 +110,18 @@ def compare_runs(
     if isinstance(a, PairwiseSummary):
         deltas.append(delta("win_rate", paired(a_results, b_results, win_value), rate=True))
         deltas.append(
-            delta("consistency", paired(a_results, b_results, consistent_value), rate=True)
+            delta(
+                "consistency",
+                paired(a_results, b_results, consistent_value),
+                rate=True,
+                binary=True,
+            )
         )
     else:
         deltas.append(delta("mean", paired(a_results, b_results, lambda r: r.score)))
-        deltas.append(delta("pass_rate", paired(a_results, b_results, passed_value), rate=True))
+        deltas.append(
+            delta("pass_rate", paired(a_results, b_results, passed_value), rate=True, binary=True)
+        )
         for name in a.criteria:
             deltas.append(delta(f"criteria.{name}", paired(a_results, b_results, criterion(name))))
     return [d for d in deltas if d.n_paired]

@@ -22,10 +22,14 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 from judgecli.result import CaseResult, CaseStatus, natural_key
 from judgecli.rubric import Rubric
 from judgecli.stats.intervals import Interval
+from judgecli.stats.multiplicity import Call, Correction
 from judgecli.usage import COST_DIGITS, Tokens
 
 # How many failed cases the summary lists by id (the rest are in results.jsonl).
 FAILURES_LISTED = 20
+
+ALPHA = 0.05
+"""Every test and interval of a summary is at this level (95% intervals)."""
 
 
 class Command(StrEnum):
@@ -107,6 +111,27 @@ class CategorySummary(Part):
     wins: int | None = None
     losses: int | None = None
     ties: int | None = None
+    p_value: float | None = None
+    """The test of this category against the summary's `category_calls.reference`."""
+    p_adjusted: float | None = None
+    """`p_value` adjusted over every category tested (Holm, or Benjamini–Hochberg)."""
+    mark: str | None = None
+    """"above", "below" (adjusted p < α), "not significant", or "too few" (n < 10)."""
+
+
+class CategoryCalls(Record):
+    """How the categories' above/below marks were decided: one test per category against
+    a reference, adjusted for the number of categories tested.
+    """
+
+    test: str
+    reference: float
+    """The win-rate bar (the gate's, else 50%) or, for scores, each category's own rest."""
+    correction: str
+    """"holm" (family-wise error ≤ α) or "bh" (Benjamini–Hochberg, false discoveries ≤ α)."""
+    alpha: float
+    tested: int
+    """Categories in the family (those of at least 10 cases)."""
 
 
 class TierCalls(Part):
@@ -177,12 +202,20 @@ class GateOn(StrEnum):
 
     POINT = "point"
     LOWER_BOUND = "lower-bound"
+    CORRECTED = "corrected"
+    """The human-corrected (PPI++) point estimate: needs human labels (--labels)."""
+    CORRECTED_LOWER_BOUND = "corrected-lower-bound"
+    """The pessimistic end of the human-corrected estimate's 95% interval."""
+    SEQUENTIAL = "sequential"
+    """The decision of an anytime-valid confidence sequence (--sequential)."""
 
 
 class GateMetric(StrEnum):
     """A number a gate can check: its summary key."""
 
     WIN_RATE = "win_rate"
+    PASS_RATE = "pass_rate"
+    MEAN = "mean"
     LOSS_RATE = "loss_rate"
     CONSISTENCY = "consistency"
     COHEN_KAPPA = "cohen_kappa"
@@ -219,6 +252,57 @@ class GateResult(Record):
     cases in all, at the observed rate, would make the lower bound pass too."""
 
 
+class SequentialSummary(Record):
+    """A --sequential run: when its confidence sequence decided, and how."""
+
+    metric: GateMetric
+    threshold: float
+    alpha: float
+    method: str
+    decision: str
+    """"pass" (the sequence lies above the threshold), "fail" (below) or "undecided" (the
+    cases ran out first: the gate fails, nothing shows the bar is met)."""
+    decided_after: int | None
+    """Cases of the random order taken when the decision was made (None: undecided)."""
+    n_cases: int
+    """Cases in the data: what a fixed-size run would have judged."""
+    judged: int
+    """Cases judged (those in flight at the decision finish and are kept)."""
+    observations: int
+    """Cases with a verdict in the sequence at the decision (failed cases add none)."""
+    bound: float | None
+    """The end of the sequence that decided: its lower end for a pass, upper for a fail."""
+    interval: tuple[float, float]
+    """The confidence sequence at the decision (or at the end), on the metric's scale."""
+    saved_cases: int
+    saved_usd: float
+    """Estimate: the run's cost per judged case times the cases left unjudged."""
+    order_seed: int
+
+
+class CorrectedEstimate(Record):
+    """A human-corrected estimate (PPI++, from --labels): how it was made, beside the
+    summary's stable `<metric>_corrected` and `<metric>_corrected_ci` keys.
+    """
+
+    raw: float | None
+    """The judge's own number over every graded case."""
+    corrected: float | None
+    ci: Interval
+    """95% normal interval of the corrected estimate."""
+    n_labeled: int
+    """Graded cases with a human label."""
+    n_unlabeled: int
+    lam: float | None
+    """The power-tuned weight of the judge's verdicts (0: labels alone; 1: plain PPI)."""
+    judge_bias: float | None
+    """Mean of judge − human on the labelled cases."""
+    target_half_width: float | None = None
+    more_labels: int | None = None
+    """About how many more labelled cases would narrow the interval to ±target_half_width
+    (None: not reachable by labelling every case)."""
+
+
 class SummaryHead(Part):
     """The keys every summary starts with: what ran, how many cases ended how, what it cost."""
 
@@ -245,6 +329,21 @@ class SummaryTail(Part):
     incomplete: str | None = None
     """Why the run's numbers cannot stand for a verdict (e.g. "the judge could not grade 24
     of 30 cases"): the run then exits 3 and its gate is not evaluated."""
+    sequential: SequentialSummary | None = None
+    """A --sequential run's decision (score, pairwise)."""
+
+
+def calls_summary(
+    test: str, reference: float, correction: Correction, calls: dict[str, Call]
+) -> CategoryCalls:
+    """summary.json's `category_calls`: how the marks were decided."""
+    return CategoryCalls(
+        test=test,
+        reference=reference,
+        correction=correction.value,
+        alpha=ALPHA,
+        tested=sum(c.p_adjusted is not None for c in calls.values()),
+    )
 
 
 def usage_of(results: list[CaseResult]) -> Usage:

@@ -16,6 +16,8 @@ from judgecli.result import CaseResult, CaseStatus, Order, Winner
 from judgecli.rubric import Rubric
 from judgecli.stats.agreement import fleiss_kappa, pairwise_cohen_kappas, percent_agreement
 from judgecli.stats.intervals import Interval, wilson_interval
+from judgecli.stats.multiplicity import Correction, category_calls, proportion_test
+from judgecli.stats.paired import sign_test
 from judgecli.stats.pairwise import (
     consistency_rate,
     first_position_rate,
@@ -27,12 +29,15 @@ from judgecli.stats.pairwise import (
 )
 from judgecli.stats.scores import NO_CATEGORY
 from judgecli.summary.facts import (
+    CategoryCalls,
     CategorySummary,
     Command,
+    CorrectedEstimate,
     CriterionSummary,
     Part,
     SummaryHead,
     SummaryTail,
+    calls_summary,
     run_facts,
 )
 from judgecli.verdict import Position
@@ -106,6 +111,14 @@ class PairwiseSummary(SummaryTail, PairwiseNumbers):
     """summary.json of `judge pairwise`."""
 
     command: Literal[Command.PAIRWISE] = Command.PAIRWISE
+    sign_test_p: float | None = None
+    """Exact two-sided sign test of wins against losses (ties left out, counted above)."""
+    category_calls: CategoryCalls | None = None
+    win_rate_corrected: float | None = None
+    """Human-corrected win rate (PPI++ with --labels)."""
+    win_rate_corrected_ci: Interval | None = None
+    corrections: dict[str, CorrectedEstimate] | None = None
+    """How each corrected number was made (--labels)."""
 
 
 def outcomes(winners: list[Winner]) -> list[float]:
@@ -203,33 +216,56 @@ def inter_judge(ok: list[CaseResult], models: list[str]) -> InterJudgeSummary:
     )
 
 
-def category_summaries(decided: list[CaseResult]) -> dict[str, CategorySummary]:
-    """Win rate per category, with a Wilson interval on wins + ties / 2.
+PROPORTION_TEST = "score test of each rate (the Wilson interval's dual)"
+
+
+def category_summaries(
+    decided: list[CaseResult], *, reference: float, correction: Correction
+) -> tuple[dict[str, CategorySummary], CategoryCalls | None]:
+    """Win rate per category, with a Wilson interval on wins + ties / 2, and whether it is
+    above or below `reference` (the gate's bar, else 50%) after adjusting for the number of
+    categories tested.
 
     Not the bootstrap the overall rate uses: a category is often a handful of cases, and
     resampling 5 wins out of 5 can only ever give 5 of 5, the zero-width [100%, 100%] that
     a chart then draws as certain. Wilson gives [56.6%, 100%] there. Counting a tie as half
     a success is an approximation (see ``wilson_interval``), but one that stays inside
-    [0, 1] and widens as it should when n is small.
+    [0, 1] and widens as it should when n is small; the test that marks a category is the
+    Wilson interval's dual, conservative with ties. Six categories each tested at 5% would
+    mark one by chance in a quarter of runs: the marks come from Holm-adjusted p-values
+    (Benjamini–Hochberg with --fdr).
     """
     groups: dict[str, list[Winner]] = {}
     for r in decided:
         assert r.winner is not None
         groups.setdefault(r.category or NO_CATEGORY, []).append(r.winner)
     if len(groups) < 2:
-        return {}
+        return {}, None
+    tallies = {name: tally(groups[name]) for name in sorted(groups)}
+    tests = {
+        name: (
+            win_rate(wins, losses, ties),
+            wins + losses + ties,
+            proportion_test(wins + ties / 2, wins + losses + ties, reference),
+        )
+        for name, (wins, losses, ties) in tallies.items()
+    }
+    calls = category_calls(tests, reference, correction=correction)
     summaries = {}
-    for name in sorted(groups):
-        wins, losses, ties = tally(groups[name])
+    for name, (wins, losses, ties) in tallies.items():
+        n = wins + losses + ties
         summaries[name] = CategorySummary(
-            n=len(groups[name]),
+            n=n,
             win_rate=win_rate(wins, losses, ties),
-            win_rate_ci=wilson_interval(wins + ties / 2, len(groups[name])),
+            win_rate_ci=wilson_interval(wins + ties / 2, n),
             wins=wins,
             losses=losses,
             ties=ties,
+            p_value=calls[name].p_value,
+            p_adjusted=calls[name].p_adjusted,
+            mark=calls[name].mark.value,
         )
-    return summaries
+    return summaries, calls_summary(PROPORTION_TEST, reference, correction, calls)
 
 
 def summarize_pairwise(
@@ -240,8 +276,12 @@ def summarize_pairwise(
     flip: bool,
     flip_policy: str,
     seed: int = 0,
+    reference: float = 0.5,
+    correction: Correction = Correction.HOLM,
 ) -> PairwiseSummary:
-    """The summary of a `pairwise` run."""
+    """The summary of a `pairwise` run; categories are marked against `reference` (the
+    gate's bar, else 50%).
+    """
     rows = list(results)
     ok = [r for r in rows if r.status is CaseStatus.OK]
     decided = [r for r in ok if r.winner is not None]
@@ -249,6 +289,7 @@ def summarize_pairwise(
     wins, losses, ties = tally(winners)
     n = len(winners)
     consistent = [r.consistent for r in ok if r.consistent is not None]
+    categories, calls = category_summaries(decided, reference=reference, correction=correction)
     return PairwiseSummary(
         **run_facts(rows, rubric=rubric, models=models),
         win_rate=win_rate(wins, losses, ties),
@@ -267,7 +308,9 @@ def summarize_pairwise(
         consistency_ci=wilson_interval(sum(consistent), len(consistent)),
         first_position_rate=first_position_rate(first_position_wins(ok)),
         length=length_summary(decided),
-        by_category=category_summaries(decided),
+        by_category=categories,
         judges=judge_summaries(ok, models, seed) if len(models) > 1 else None,
         inter_judge=inter_judge(ok, models) if len(models) > 1 else None,
+        sign_test_p=sign_test(wins, losses),
+        category_calls=calls,
     )

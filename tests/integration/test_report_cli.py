@@ -62,9 +62,10 @@ def test_report_compares_two_runs_of_one_rubric_case_by_case(run_cli, judge_serv
     shown = run.stderr + run.stdout  # the table, wherever the CLI prints it
     assert "A → B: a → b" in shown
     assert "B − A" in shown
-    (row,) = [line for line in shown.splitlines() if "pass_rate" in line and "│" in line]
+    # The deltas' row (the paired tests' table has a pass_rate row of p-values too).
+    (row,) = [line for line in shown.splitlines() if "pass_rate" in line and " pts" in line]
     assert "100.0%" in row
-    assert " pts" in row
+    assert "McNemar (exact)" in shown
 
 
 def test_report_refuses_to_compare_different_rubrics(run_cli, judge_server):

@@ -11,7 +11,7 @@ import pytest
 
 from judgecli.gate import GateSpec, evaluate_gate
 from judgecli.labels import Label, LabelSpace
-from judgecli.report.cells import fmt_ci, fmt_pct
+from judgecli.report.cells import fmt_ci, fmt_pct, heading
 from judgecli.report.html import render_html
 from judgecli.report.html_cases import MAX_ROWS
 from judgecli.report.markdown import gate_note, headline, sections
@@ -230,7 +230,7 @@ def test_page_shows_the_headline_and_every_number_of_report_md(rendered, kind):
     if note := gate_note(summary):
         assert escape(note) in page
     for section in sections(summary):
-        assert escape(section.title.capitalize()) in page
+        assert escape(heading(section.title)) in page
         for row in section.rows:
             for cell in row:
                 assert escape(cell) in page, (section.title, cell)

@@ -13,7 +13,7 @@ from rich.console import Console
 from judgecli.report.cells import SHORT_CELL, TOO_FEW_TEXT, count_of, wrap_header
 from judgecli.report.markdown import (
     compare_section,
-    compare_table,
+    compare_tables,
     headline,
     render_markdown,
     sections,
@@ -282,7 +282,8 @@ def test_the_run_comparison_reads_a_then_b_with_rates_as_percentages():
     )
     assert section.rows[1] == ("mean", "3.040", "3.500", "+0.460", "[0.20, 0.70]", "24")
     console = Console(width=80, record=True, file=io.StringIO())
-    console.print(compare_table(DELTAS, "runs/pw-pass", "runs/pw-fail"))
+    for table in compare_tables(DELTAS, "runs/pw-pass", "runs/pw-fail"):
+        console.print(table)
     assert "[-50.0, -20.0] pts" in console.export_text()
 
 

@@ -1,0 +1,135 @@
+"""The statistics of the decision in every report: the sequential gate's stop, the
+human-corrected estimates, the exact tests beside the intervals, and how the categories'
+above/below marks were made (the legend of their tables and charts).
+"""
+
+from __future__ import annotations
+
+from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct
+from judgecli.summary.facts import CategoryCalls, CorrectedEstimate, GateMetric, SequentialSummary
+from judgecli.summary.pairwise import PairwiseSummary
+from judgecli.summary.run import RunSummary
+from judgecli.summary.score import ScoreSummary
+
+MARK_TEXT = {"above": "▲ above", "below": "▼ below", "not significant": "–", "too few": "too few"}
+
+CORRECTION_TEXT = {
+    "holm": "Holm-adjusted (chance of any false mark ≤ {alpha:.0%})",
+    "bh": "Benjamini–Hochberg-adjusted (--fdr: expected share of false marks ≤ {alpha:.0%})",
+}
+
+RATES = (GateMetric.WIN_RATE, GateMetric.PASS_RATE)
+
+
+def fmt_p(p: float | None) -> str:
+    """A p-value: three decimals, or "< 0.001"."""
+    if p is None:
+        return NA
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def mark_cell(mark: str | None) -> str:
+    """A category's call in a table."""
+    return MARK_TEXT.get(mark or "", NA)
+
+
+def on_scale(metric: str | GateMetric, value: float | None) -> str:
+    """A value of a gated number as reports show it: rates in %, means as numbers."""
+    return fmt_pct(value) if metric in RATES else fmt(value)
+
+
+def calls_legend(calls: CategoryCalls, *, pct: bool) -> str:
+    """What a category's mark means, for a table title or a chart caption."""
+    reference = fmt_pct(calls.reference) if pct else fmt(calls.reference)
+    if not calls.tested:
+        return f"marks vs {reference}: none, no category has 10 or more cases"
+    how = CORRECTION_TEXT.get(calls.correction, calls.correction).format(alpha=calls.alpha)
+    family = "the 1 category" if calls.tested == 1 else f"the {calls.tested} categories"
+    return f"marks vs {reference}: {calls.test}, {how}, over {family} of 10 or more cases"
+
+
+def sequential_note(seq: SequentialSummary) -> str:
+    """One line: when the sequence decided, by which bound, and what stopping saved."""
+    if seq.decision == "undecided":
+        low, high = seq.interval
+        return (
+            f"Sequential: undecided after all {seq.n_cases:,} cases — the confidence sequence "
+            f"[{on_scale(seq.metric, low)}, {on_scale(seq.metric, high)}] still contains "
+            f"{on_scale(seq.metric, seq.threshold)}, so the bar is not shown to be met."
+        )
+    side = "lower end" if seq.decision == "pass" else "upper end"
+    compare = ">" if seq.decision == "pass" else "<"
+    saved = ""
+    if seq.saved_cases and seq.saved_usd:
+        saved = f"; saved ≈ ${seq.saved_usd:.2f} (est.), {seq.saved_cases:,} cases not judged"
+    elif seq.saved_cases:
+        saved = f"; {seq.saved_cases:,} cases not judged (no price known to estimate the saving)"
+    return (
+        f"Sequential: decided {seq.decision.upper()} after {seq.decided_after:,} of "
+        f"{seq.n_cases:,} cases (the confidence sequence's {side} "
+        f"{on_scale(seq.metric, seq.bound)} {compare} {on_scale(seq.metric, seq.threshold)})"
+        f"{saved}."
+    )
+
+
+def sequential_section(seq: SequentialSummary) -> Section:
+    """The sequential gate's table."""
+    low, high = seq.interval
+    decided = NA if seq.decided_after is None else f"{seq.decided_after:,} of {seq.n_cases:,}"
+    return Section(
+        "sequential gate",
+        ["measure", "value"],
+        [
+            ("decision", seq.decision),
+            (
+                f"{seq.metric} bar",
+                on_scale(seq.metric, seq.threshold),
+            ),
+            ("decided after (cases)", decided),
+            (
+                f"confidence sequence ({1 - seq.alpha:.0%})",
+                f"[{on_scale(seq.metric, low)}, {on_scale(seq.metric, high)}]",
+            ),
+            ("cases judged", f"{seq.judged:,}"),
+            ("saved (est.)", f"${seq.saved_usd:.4f}, {seq.saved_cases:,} cases"),
+            ("method", seq.method),
+        ],
+    )
+
+
+def corrected_section(corrections: dict[str, CorrectedEstimate]) -> Section:
+    """Judge vs human-corrected numbers, with the label budget."""
+    rows: list[tuple[str, ...]] = []
+    for metric, c in corrections.items():
+        more = NA
+        if c.target_half_width is not None:
+            target = on_scale(metric, c.target_half_width)
+            more = (
+                f"about {c.more_labels:,} more → ±{target}"
+                if c.more_labels is not None
+                else f"±{target} needs more cases than there are"
+            )
+        rows += [
+            (f"{metric} (judge)", on_scale(metric, c.raw), ""),
+            (f"{metric} (human-corrected)", on_scale(metric, c.corrected), fmt_ci_on(metric, c.ci)),
+            ("  labelled / other cases", f"{c.n_labeled:,} / {c.n_unlabeled:,}", ""),
+            ("  judge − human (labelled)", fmt(c.judge_bias, 3), ""),
+            ("  λ (weight of the judge)", fmt(c.lam, 2), ""),
+            ("  labels to narrow it", more, ""),
+        ]
+    return Section("human-corrected (PPI++)", ["measure", "value", "95% CI"], rows)
+
+
+def fmt_ci_on(metric: str, ci: tuple[float, float] | tuple[None, None]) -> str:
+    """An interval of a gated number: rates in %, means as numbers."""
+    return fmt_ci(ci, pct=metric in RATES)
+
+
+def decision_sections(s: RunSummary) -> list[Section]:
+    """The decision's tables: the sequence, the corrected estimates, the category legend."""
+    out = []
+    if s.sequential is not None:
+        out.append(sequential_section(s.sequential))
+    if isinstance(s, PairwiseSummary | ScoreSummary) and s.corrections:
+        out.append(corrected_section(s.corrections))
+    return out
