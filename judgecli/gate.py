@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgecli.errors import ConfigError, InputError
+from judgecli.outcomes import CASE_MEANS
 from judgecli.rubric import Rubric
-from judgecli.sequential import SEQUENTIAL_METRICS, SequentialGate, redecide
+from judgecli.sequential import SequentialGate, redecide
 from judgecli.stats.intervals import Interval
 from judgecli.stats.pairwise import cases_needed
 from judgecli.stats.sequential import Decision
@@ -59,6 +60,18 @@ class GateSpec:
     """Calibrate: quadratic-weighted κ for ordinal scales, Cohen's κ otherwise."""
     min_accuracy: float | None = None
     on: GateOn = GateOn.POINT
+
+    @property
+    def floors(self) -> dict[GateMetric, float]:
+        """The floors given on means a sequence or a correction can follow (win rate, pass
+        rate, mean score), by metric.
+        """
+        bars = {
+            GateMetric.WIN_RATE: self.min_win_rate,
+            GateMetric.PASS_RATE: self.min_pass_rate,
+            GateMetric.MEAN: self.min_mean,
+        }
+        return {metric: bar for metric, bar in bars.items() if bar is not None}
 
     @property
     def empty(self) -> bool:
@@ -147,10 +160,6 @@ def corrected(summary: RunSummary, metric: GateMetric) -> tuple[float | None, In
     return None, None
 
 
-CORRECTABLE = frozenset({GateMetric.WIN_RATE, GateMetric.PASS_RATE, GateMetric.MEAN})
-"""The numbers --labels gives a human-corrected estimate of."""
-
-
 def estimate(
     summary: RunSummary, metric: GateMetric, on: GateOn = GateOn.POINT
 ) -> tuple[float | None, Interval | None]:
@@ -158,7 +167,7 @@ def estimate(
     ones when `on` asks for them); (None, None) when its command does not measure it (a
     check on it then fails: there is no evidence).
     """
-    if on in (GateOn.CORRECTED, GateOn.CORRECTED_LOWER_BOUND) and metric in CORRECTABLE:
+    if on in (GateOn.CORRECTED, GateOn.CORRECTED_LOWER_BOUND) and metric in CASE_MEANS:
         return corrected(summary, metric)
     match summary:
         case PairwiseSummary():
@@ -200,7 +209,7 @@ def evaluate_gate(summary: RunSummary, spec: GateSpec) -> GateResult | None:
     ]
     checks = [
         sequential_check(summary, metric, threshold)
-        if spec.on is GateOn.SEQUENTIAL and metric in SEQUENTIAL_METRICS
+        if spec.on is GateOn.SEQUENTIAL and metric in CASE_MEANS
         else check(metric, threshold, *estimate(summary, metric, spec.on), spec.on, minimum=minimum)
         for metric, threshold, minimum in wanted
         if threshold is not None
@@ -249,12 +258,7 @@ def plan_sequential(spec: GateSpec, rubric: Rubric, *, seed: int) -> SequentialG
     --min-pass-rate or --min-mean). ConfigError (exit 2, before anything is judged) for a
     run with no such floor, or with other thresholds: stopping is decided by one number.
     """
-    floors = {
-        GateMetric.WIN_RATE: spec.min_win_rate,
-        GateMetric.PASS_RATE: spec.min_pass_rate,
-        GateMetric.MEAN: spec.min_mean,
-    }
-    given = [(metric, bar) for metric, bar in floors.items() if bar is not None]
+    given = list(spec.floors.items())
     others = (spec.max_loss_rate, spec.min_consistency, spec.min_kappa, spec.min_accuracy)
     if len(given) != 1 or any(t is not None for t in others):
         raise ConfigError(
@@ -297,16 +301,7 @@ def check_gate_mode(summary: RunSummary, spec: GateSpec, path: Path) -> None:
             hint="re-run with --sequential, or gate with --on point / lower-bound",
         )
     if spec.on in (GateOn.CORRECTED, GateOn.CORRECTED_LOWER_BOUND):
-        wanted = [
-            metric
-            for metric, bar in (
-                (GateMetric.WIN_RATE, spec.min_win_rate),
-                (GateMetric.PASS_RATE, spec.min_pass_rate),
-                (GateMetric.MEAN, spec.min_mean),
-            )
-            if bar is not None
-        ]
-        missing = [m.value for m in wanted if corrected(summary, m)[0] is None]
+        missing = [m.value for m in spec.floors if corrected(summary, m)[0] is None]
         if missing:
             raise InputError(
                 f"{path}: --on {spec.on.value}, but the run has no human-corrected "

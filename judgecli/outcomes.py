@@ -11,6 +11,10 @@ from judgecli.rubric import RubricKind
 from judgecli.summary.facts import GateMetric
 from judgecli.summary.pairwise import OUTCOME
 
+CASE_MEANS = frozenset({GateMetric.WIN_RATE, GateMetric.PASS_RATE, GateMetric.MEAN})
+"""The gated numbers that are means of one value per case (`case_value`): what a sequence
+can follow and human labels can correct."""
+
 
 def case_value(result: CaseResult, metric: GateMetric) -> float | None:
     """The judge's value of a graded case for `metric`; None when it has none (failed, a

@@ -29,9 +29,6 @@ T = TypeVar("T")
 
 METHOD = "betting confidence sequence (Waudby-Smith & Ramdas, JRSS-B 2024)"
 
-SEQUENTIAL_METRICS = (GateMetric.WIN_RATE, GateMetric.PASS_RATE, GateMetric.MEAN)
-"""The numbers a sequential gate can follow: means of a bounded outcome per case."""
-
 
 @dataclass(frozen=True)
 class SequentialGate:

@@ -11,6 +11,7 @@ reference values.
 - `resampling`: vectorised bootstraps over cases and clusters
 - `sequential`: the betting confidence sequence of the anytime-valid gate
 - `paired`: sign test, paired t, Wilcoxon signed-rank, exact McNemar
-- `multiplicity`: Holm and Benjamini–Hochberg, per-category tests and marks
+- `group_tests`: a rate against a bar, a category against the rest (permutation, Welch)
+- `multiplicity`: Holm and Benjamini–Hochberg, per-category marks
 - `ppi`: human-corrected means by prediction-powered inference (PPI++)
 """

@@ -15,8 +15,9 @@ from pydantic import Field
 from judgecli.result import CaseResult, CaseStatus, Order, Winner
 from judgecli.rubric import Rubric
 from judgecli.stats.agreement import fleiss_kappa, pairwise_cohen_kappas, percent_agreement
+from judgecli.stats.group_tests import proportion_test
 from judgecli.stats.intervals import Interval, wilson_interval
-from judgecli.stats.multiplicity import Correction, category_calls, proportion_test
+from judgecli.stats.multiplicity import Correction, category_calls
 from judgecli.stats.paired import sign_test
 from judgecli.stats.pairwise import (
     consistency_rate,

@@ -10,8 +10,9 @@ from pydantic import Field
 
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
+from judgecli.stats.group_tests import permutation_tests
 from judgecli.stats.intervals import Interval, t_interval, wilson_interval
-from judgecli.stats.multiplicity import Correction, category_calls, permutation_tests
+from judgecli.stats.multiplicity import Correction, category_calls
 from judgecli.stats.scores import NO_CATEGORY, by_category, distribution, mean, pass_rate
 from judgecli.summary.facts import (
     CategoryCalls,

@@ -9,21 +9,23 @@ from scipy.special import stdtr
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportions_ztest
 
-from judgecli.stats import multiplicity
+from judgecli.stats import group_tests
+from judgecli.stats.group_tests import (
+    _reshuffled_sums_from_counts,
+    _reshuffled_sums_from_values,
+    permutation_test,
+    permutation_tests,
+    proportion_test,
+    welch_test,
+)
 from judgecli.stats.intervals import TOO_FEW, wilson_interval
 from judgecli.stats.multiplicity import (
     Call,
     Correction,
     Mark,
-    _reshuffled_sums_from_counts,
-    _reshuffled_sums_from_values,
     benjamini_hochberg,
     category_calls,
     holm,
-    permutation_test,
-    permutation_tests,
-    proportion_test,
-    welch_test,
 )
 
 ALPHA = 0.05
@@ -481,7 +483,7 @@ def test_permutation_test_chunks_do_not_change_the_result(monkeypatch):
     # (the shuffled rows consume the random stream in the same order).
     groups = {f"c{k}": list(np.random.default_rng(k).normal(k / 10, 1, 30)) for k in range(4)}
     whole = permutation_tests(groups, resamples=999, seed=2)
-    monkeypatch.setattr(multiplicity, "CHUNK_BYTES", 8 * 120 * 7)  # 7 reshuffles a batch
+    monkeypatch.setattr(group_tests, "CHUNK_BYTES", 8 * 120 * 7)  # 7 reshuffles a batch
     assert permutation_tests(groups, resamples=999, seed=2) == whole
     # The counts path: other batches draw in another order, still valid.
     binary = {f"g{k}": list(np.random.default_rng(k).binomial(1, 0.5, 200) * 1.0) for k in range(2)}
@@ -494,13 +496,13 @@ def test_permutation_tests_draw_counts_when_there_are_few_distinct_values(monkey
     # permuting N values, when that is at most N / 10.
     used = []
     for name in ("_reshuffled_sums_from_counts", "_reshuffled_sums_from_values"):
-        original = getattr(multiplicity, name)
+        original = getattr(group_tests, name)
 
         def spy(*args, _original=original, _name=name):
             used.append(_name.removeprefix("_reshuffled_sums_from_"))
             return _original(*args)
 
-        monkeypatch.setattr(multiplicity, name, spy)
+        monkeypatch.setattr(group_tests, name, spy)
     rng = np.random.default_rng(13)
     ten_categories = [(f"c{k}", n) for k, n in enumerate(SIZES)]  # 346 cases
     scores = {name: rng.integers(1, 6, n) * 1.0 for name, n in ten_categories}
