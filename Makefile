@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: install browser test test-wheel check demo bench all clean schema docs-images
+.PHONY: install browser slurm test test-wheel check demo bench all clean schema docs-images
 
 install: $(STAMP)
 
@@ -29,7 +29,14 @@ browser:
 		echo "browser: $(CHROMIUM) is missing and cannot be installed here (needs root and apt-get); the browser test will be skipped"; \
 	fi
 
-test: install browser
+# A single-node Slurm cluster on this machine for tests/integration/test_slurm.py: Debian's
+# slurm-wlm and munge, installed when missing and this is root with apt-get, their daemons
+# started without systemd (~15 s the first time, instant after). Never fails the build:
+# without a cluster the script says why and the test skips with that reason.
+slurm:
+	@bash tests/slurm/cluster.sh || echo "slurm: tests/slurm/cluster.sh failed; the Slurm test will be skipped"
+
+test: install browser slurm
 	LITELLM_LOCAL_MODEL_COST_MAP=True $(BIN)/pytest -q
 
 # The install a user or a CI job makes, for real: an isolated build of the wheel, then
@@ -67,6 +74,7 @@ bench: install
 	$(BIN)/python tests/bench/bench_calibrate.py
 	$(BIN)/python tests/bench/bench_endpoints.py
 	$(BIN)/python tests/bench/bench_sequential.py
+	$(BIN)/python tests/bench/bench_workers.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache

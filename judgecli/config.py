@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from judgecli.errors import ConfigError
 from judgecli.flags import JudgeFlags, flag_fields
+from judgecli.shard import Shard, parse_shard
 
 if TYPE_CHECKING:
     from judgecli.rubric import Rubric
@@ -162,6 +163,14 @@ class RunConfig(BaseModel):
     strong judges a case escalates to."""
     escalate: str | None = None
     """Cascade: the --escalate rule as given (None: the rubric's default rule)."""
+    workers: int = Field(default=1, ge=1)
+    """--workers: processes that share the run's cases and its limits."""
+    shard: Shard | None = None
+    """--shard: the share of the cases this machine judges (None: all)."""
+    batch: bool = False
+    """--batch: submit the calls to the provider's batch API (judge collect finishes)."""
+    conclude_only: bool = False
+    """Judge nothing: every case must already have its result (judge merge)."""
 
     @property
     def model_names(self) -> list[str]:
@@ -263,6 +272,7 @@ def build_run_config(
         names, api_base=flags.api_base, price=flags.price, json_schema=flags.json_schema
     )
     max_failures = flags.max_failures
+    check_scale_out(flags)
     return RunConfig(
         command=command,
         models=models,
@@ -274,8 +284,46 @@ def build_run_config(
         field_map=field_map,
         use_cache=not flags.no_cache,
         max_failures=parse_failure_limit(max_failures) if max_failures else DEFAULT_MAX_FAILURES,
+        workers=parse_workers(flags.workers) if flags.workers else 1,
+        shard=parse_shard(flags.shard, os.environ) if flags.shard else None,
         **given_settings(flags, rubric),
     )
+
+
+def parse_workers(text: str) -> int:
+    """`--workers 4`, or `--workers auto` (one per core this process may use)."""
+    value = text.strip().lower()
+    if value == "auto":
+        return (
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
+            else (os.cpu_count() or 1)
+        )
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigError(
+            f"--workers {text!r} is not a number of processes or auto", hint="e.g. --workers 2"
+        )
+    return int(value)
+
+
+def check_scale_out(flags: JudgeFlags) -> None:
+    """Refuse the scale-out flags where they cannot work."""
+    if flags.batch and flags.screen is not None:
+        raise ConfigError(
+            "--batch cannot run a cascade (--screen): which cases escalate is known only "
+            "once the screen's batch is back",
+            hint="drop --screen, or judge the cascade online without --batch",
+        )
+    if flags.batch and flags.resume is not None:
+        raise ConfigError(
+            "--batch and --resume: a submitted batch run is finished with judge collect RUN",
+            hint="judge collect RUN [--wait]",
+        )
+    if flags.batch and flags.workers not in (None, "1"):
+        raise ConfigError(
+            "--batch with --workers: a batch run sends no calls of its own to share out",
+            hint="drop --workers",
+        )
 
 
 def given_settings(flags: JudgeFlags, rubric: Rubric) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import IO, Any, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgecli.errors import ConfigError, DatasetError
+from judgecli.shard import Shard
 
 T = TypeVar("T")
 BOM = b"\xef\xbb\xbf"
@@ -306,9 +307,12 @@ def scan_dataset(
     sample: int | SampleSize | None = None,
     seed: int = 0,
     only: set[str] | None = None,
+    shard: Shard | None = None,
 ) -> DatasetScan:
     """Validate every line of `path` and choose the cases to judge (see Selector); with
-    `only`, just the cases with those ids (the rest are still validated).
+    `only`, just the cases with those ids (the rest are still validated); with `shard`,
+    of the chosen cases those of the shard (chosen first, so that N shards judge exactly
+    what one machine would).
     """
     field_map = field_map or {}
     first_line: dict[str, int] = {}
@@ -325,6 +329,9 @@ def scan_dataset(
     if not first_line:
         raise DatasetError(path, None, "no cases (the file is empty)")
     lines = selector.chosen(key=int)
+    if shard is not None:
+        ids = {line: case_id for case_id, line in first_line.items()}
+        lines = [line for line in lines if shard.holds(ids[line])]
     warnings = [f"{path}: {derived} case(s) without an id; using line-<number> as id"] * bool(
         derived
     )

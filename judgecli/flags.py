@@ -31,6 +31,7 @@ CASCADE = "Cascade"
 RUN = "Run"
 OUTPUT = "Output"
 DATA = "Dataset"
+SCALE = "Scale"
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,8 @@ class Flag:
     """The RunConfig field its value sets as given."""
     rubric: bool = False
     """Without the flag, the rubric's `judge:` value of the same name sets that field."""
+    hidden: bool = False
+    """Not listed by `--help`: set by judge itself (judge merge), not by users."""
 
 
 FLAG = "flag"
@@ -74,9 +77,12 @@ def flag(
     show_default: bool = True,
     to: str | None = None,
     rubric: bool = False,
+    hidden: bool = False,
 ) -> Any:
     """A JudgeFlags field: its default, and the Flag the other arguments describe."""
-    declared = Flag(names, help, panel, env, metavar, min, max, positive, show_default, to, rubric)
+    declared = Flag(
+        names, help, panel, env, metavar, min, max, positive, show_default, to, rubric, hidden
+    )
     return field(default=default, metadata={FLAG: declared})
 
 
@@ -248,6 +254,40 @@ class JudgeFlags:
         help="Stop (exit 3, resumable) before the run's spend would pass this.",
         to="max_cost",
     )
+    workers: str | None = flag(
+        "--workers",
+        env="JUDGE_WORKERS",
+        metavar="N|auto",
+        panel=SCALE,
+        help="Judge in N processes (auto: one per core), sharing --concurrency, --rpm, --tpm "
+        "and --max-cost evenly, one cache and one results file. For runs LiteLLM's CPU "
+        "cost limits (fast local servers); default: 1.",
+    )
+    shard: str | None = flag(
+        "--shard",
+        env="JUDGE_SHARD",
+        metavar="i/N|auto",
+        panel=SCALE,
+        help="Judge only the cases whose id hashes to shard i of N (0-based), one machine of "
+        "N; auto: from a Slurm array, a Kubernetes Indexed Job or JUDGE_SHARD_INDEX/COUNT. "
+        "Join the shards with judge merge (the gate runs there).",
+    )
+    batch: bool = flag(
+        "--batch",
+        default=False,
+        panel=SCALE,
+        help="Submit every call to the provider's batch API (half price, results within "
+        "24 h; openai/ models) and exit; finish with judge collect RUN.",
+        to="batch",
+    )
+    conclude_only: bool = flag(
+        "--conclude-only",
+        default=False,
+        panel=SCALE,
+        hidden=True,
+        help="Judge nothing: conclude from the results the run holds (judge merge).",
+        to="conclude_only",
+    )
     max_failures: str | None = flag(
         "--max-failures",
         metavar="N|P%",
@@ -308,6 +348,9 @@ class JudgeFlags:
 # Flags some commands leave out: calibrate judges every labelled case with one judge tier.
 CASCADE_FLAGS = frozenset({"screen", "escalate", "screen_price"})
 SUBSET_FLAGS = frozenset({"limit", "sample"})
+# Flags of the commands whose cases are judged once each, from a dataset (score, pairwise):
+# a shard or a batch of calibrate's or refine's work has no merge or collect yet.
+SCALE_OUT_FLAGS = frozenset({"shard", "batch", "conclude_only"})
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ own). `judge calibrate --results` judges nothing, so it enters at `conclude`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
@@ -136,6 +136,14 @@ def run_job(
         done=follower.decided if follower else None,
     )
     results = list(read_results(judged.run_dir / RESULTS))
+    ending, warnings = job.ending, [*job.warnings, *judged.warnings, *job.late_warnings()]
+    if config.shard is not None:
+        # One shard's numbers are part of the evidence: no verdict on them alone.
+        ending = replace(ending, gate=GateSpec())
+        warnings.append(
+            f"--shard {config.shard}: these numbers are this shard's cases only; join the "
+            "shards with judge merge, where the gate runs"
+        )
     sequence = follow(follower.gate, follower.order, results) if follower else None
     # A sequential run that decided judged what it needed: the cases it left are not
     # missing, and the run is complete.
@@ -143,8 +151,8 @@ def run_job(
     return conclude(
         judged.run_dir,
         results,
-        job.ending,
-        warnings=[*job.warnings, *judged.warnings, *job.late_warnings()],
+        ending,
+        warnings=warnings,
         cascade=summarize_tiers(results, config, cascade),
         judged=(config.max_failures, len(results) if decided else job.total),
         step_summary=step_summary,
@@ -169,7 +177,10 @@ def conclude(
     and its gate is not evaluated. `sequence`: a --sequential run's confidence sequence
     over these results, whose decision the gate takes.
     """
-    numbers = ending.summarize(results)
+    # In id order, not the order the cases finished in (which concurrency shuffles): the
+    # same verdicts then give the same numbers, seeded resamplings included, whether one
+    # process judged them, N workers, or N machines whose shards were merged.
+    numbers = ending.summarize(sorted(results, key=lambda result: result.id))
     if sequence is not None:
         followed = sequential_summary(
             sequence, judged=numbers.n_cases, cost_usd=numbers.usage.cost_usd

@@ -22,6 +22,7 @@ from judgecli.dataset import (
     read_line_at,
 )
 from judgecli.errors import DatasetError
+from judgecli.shard import Shard
 
 # How many ids an error or warning names before "and N more".
 SHOWN_IDS = 5
@@ -132,8 +133,11 @@ def scan_pairs(
     sample: int | SampleSize | None = None,
     seed: int = 0,
     only: set[str] | None = None,
+    shard: Shard | None = None,
 ) -> PairScan:
-    """Validate both files and join them on id (see dataset.Selector for limit/sample)."""
+    """Validate both files and join them on id (see dataset.Selector for limit/sample);
+    with `shard`, of the chosen pairs those of the shard.
+    """
     field_map = field_map or {}
     new_index, new_empty = index_new(new_path, requires=requires, field_map=field_map)
     selector: Selector[tuple[Located, Located]] = Selector(limit=limit, sample=sample, seed=seed)
@@ -180,6 +184,9 @@ def scan_pairs(
     if not pairs:
         raise DatasetError(new_path, None, f"no id is in both {old_path} and {new_path}")
     total = len(seen) - len(only_old) - len(differing)
+    if shard is not None:
+        ids = {line: case_id for case_id, line in seen.items()}
+        pairs = [pair for pair in pairs if shard.holds(ids[pair[0].line])]
     # Comparing a version with itself can only measure the judge's noise: say so, since the
     # run itself looks like any other (a win rate near 50%).
     if same_file(old_path, new_path):

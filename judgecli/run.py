@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from judgecli import __version__
+from judgecli.batch_record import BatchReplies, read_batch_replies
 from judgecli.config import RunConfig, cache_dir, secret_values
 from judgecli.errors import (
     BudgetExceededError,
@@ -31,7 +32,8 @@ from judgecli.judge.provider import check_endpoints
 from judgecli.report.markdown import render_markdown
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
-from judgecli.runner import run_cases, run_sync
+from judgecli.runner import ResultSink, run_cases, run_sync
+from judgecli.shard import shard_of
 from judgecli.store import (
     JUNIT,
     REPORT_HTML,
@@ -48,6 +50,7 @@ from judgecli.store import (
 from judgecli.store.cache import ReplyCache
 from judgecli.summary.compare import Delta, compare_runs
 from judgecli.summary.run import RunSummary
+from judgecli.workers import ShareEnd, run_workers, worker_config
 
 T = TypeVar("T")
 
@@ -156,6 +159,10 @@ FORMAT_KEY = "response_format_mode"
 """run.json, per model: the response format its server accepted (formats.FormatMode)."""
 
 
+WARNINGS_KEY = "judging_warnings"
+"""run.json: what the calls warned of so far (format steps, unpriced models)."""
+
+
 def recorded_formats(info: dict[str, Any]) -> dict[str, FormatMode]:
     """The response formats a run's judges ended with, from its run.json (a resume starts
     there instead of asking each server again).
@@ -237,55 +244,93 @@ def judge_all(
     if eager:
         preflight()
     store, previous, info = open_run(config, rubric, argv)
-    todo = (item for item in items if item.id not in previous.done)
-    built: list[LiteLLMClient] = []
+    todo: Iterable[ItemT] = (item for item in items if item.id not in previous.done)
+    if config.conclude_only:
+        todo = nothing_left(todo, store)
+    formats = recorded_formats(previous.info)
+    # A --batch run being collected: the replies its batches brought are answered first.
+    batched = read_batch_replies(store.path) if config.resume else {}
 
-    def real_client() -> LiteLLMClient:
-        if not eager:
-            preflight()
-        formats = recorded_formats(previous.info)
-        built.append(make_client(config, spent_usd=previous.spent_usd, formats=formats))
-        return built[0]
+    def judge_share(
+        share: RunConfig,
+        share_items: Iterable[ItemT],
+        sink: ResultSink,
+        end: ShareEnd,
+        **stops: Any,
+    ) -> None:
+        """Judge items under `share`'s limits into `sink` (the whole run's, or a worker's);
+        `end` learns the warnings and response formats, also when a stop is raised.
+        """
+        built: list[LiteLLMClient] = []
+
+        def real_client() -> LiteLLMClient:
+            if not eager:
+                preflight()
+            spent = previous.spent_usd / config.workers
+            built.append(make_client(share, spent_usd=spent, formats=formats))
+            return built[0]
+
+        async def main() -> None:
+            cache = ReplyCache(cache_dir()) if config.use_cache else None
+            client: JudgeClient = (
+                CachedJudge(real_client, cache, config.all_models) if cache else real_client()
+            )
+            if batched:
+                client = BatchReplies(dict(batched), client, config.all_models)
+            try:
+
+                async def one(item: ItemT) -> CaseResult:
+                    return await grade(client, item)
+
+                await run_cases(share_items, one, concurrency=share.concurrency, sink=sink, **stops)
+            finally:
+                if built:
+                    await built[0].aclose()
+                    end.warnings.extend(built[0].ladder.steps)
+                    end.unpriced.extend(built[0].unpriced_models())
+                    end.formats.update(built[0].ladder.modes)
+                if cache is not None:
+                    cache.close()
+
+        run_sync(main())
 
     class Events:
         def case_done(self, result: CaseResult) -> None:
             on_result(result)
 
-    async def main() -> None:
-        cache = ReplyCache(cache_dir()) if config.use_cache else None
-        client: JudgeClient = (
-            CachedJudge(real_client, cache, config.all_models) if cache else real_client()
-        )
-        try:
-
-            async def one(item: ItemT) -> CaseResult:
-                return await grade(client, item)
-
-            allowed = None if total is None else config.max_failures.allowed(total)
-            await run_cases(
+    allowed = None if total is None else config.max_failures.allowed(total)
+    ends: list[ShareEnd] = []
+    try:
+        if config.workers == 1:
+            ends.append(ShareEnd())
+            judge_share(
+                config,
                 todo,
-                one,
-                concurrency=config.concurrency,
-                sink=store,
+                store,
+                ends[0],
                 events=Events(),
                 failures_allowed=allowed,
                 failed_before=previous.failed,
                 done=done,
             )
-        finally:
-            if built:
-                await built[0].aclose()
-                warnings.extend(built[0].ladder.steps)
-                warnings.extend(
-                    f"{name}: no price known, cost counts as 0 (set --price IN,OUT per 1M tokens)"
-                    for name in built[0].unpriced_models()
-                )
-                store.write_json(RUN_INFO, record_formats(info, built[0].ladder.modes))
-            if cache is not None:
-                cache.close()
+        else:
+            share = worker_config(config, config.workers)
 
-    try:
-        run_sync(main())
+            def judge_worker(
+                index: int, sink: ResultSink, stop: Callable[[], bool], end: ShareEnd
+            ) -> None:
+                mine = (item for item in todo if shard_of(item.id, config.workers) == index)
+                judge_share(share, mine, sink, end, events=NoEvents(), done=stop)
+
+            ends = run_workers(
+                config.workers,
+                judge_worker,
+                sink=store,
+                on_result=on_result,
+                failures_allowed=allowed,
+                failed_before=previous.failed,
+                done=done,
+            )
     except InputError:
         if store.created:
             store.discard()
@@ -298,8 +343,69 @@ def judge_all(
         err.hint = resume_hint(err, store.path)
         raise
     finally:
+        # Kept in run.json, so that a resumed or merged run still warns of what an earlier
+        # session's calls found (a format step, an unpriced model).
+        warnings.extend(dict.fromkeys([*info.get(WARNINGS_KEY, []), *ended_warnings(ends)]))
+        # (Unless a failed first call discarded the new run: then there is none to update.)
+        if ends and (store.path / RUN_INFO).exists():
+            info = record_formats(info, merged_formats(ends)) | {WARNINGS_KEY: warnings}
+            store.write_json(RUN_INFO, info)
         store.close()
     return Judged(run_dir=store.path, warnings=warnings)
+
+
+class NoEvents:
+    """A worker reports nothing itself: its results reach the parent's progress."""
+
+    def case_done(self, result: CaseResult) -> None:
+        """Nothing to draw here."""
+
+
+def nothing_left(todo: Iterable[ItemT], store: RunStore) -> Iterable[ItemT]:
+    """--conclude-only (judge merge): the run must hold a result for every case, since
+    nothing may be judged; InputError naming the first case without one.
+    """
+    left = [item.id for item in todo]
+    if left:
+        store.close()
+        raise InputError(
+            f"{len(left)} case(s) of the dataset have no result in the merged runs, e.g. "
+            f"{left[0]!r}",
+            hint="the dataset changed since the shards ran, or a shard's run is missing or "
+            "incomplete: finish it (judge resume SHARD_RUN) and merge again",
+        )
+    return ()
+
+
+def merged_formats(ends: Sequence[ShareEnd]) -> dict[str, str]:
+    """The response format each judge ended with, over every worker (each steps down on
+    its own; the lowest step any took is the one a resume starts from).
+    """
+    order = [mode.value for mode in FormatMode]
+    modes: dict[str, str] = {}
+    for end in ends:
+        for model, mode in end.formats.items():
+            known = modes.get(model)
+            if known is None or order.index(mode) > order.index(known):
+                modes[model] = mode
+    return modes
+
+
+def ended_warnings(ends: Sequence[ShareEnd]) -> list[str]:
+    """What the judging warned of (format steps, unpriced models), once each."""
+    steps = [step for end in ends for step in end.warnings]
+    unpriced = [model for end in ends for model in end.unpriced]
+    return list(
+        dict.fromkeys(
+            [
+                *steps,
+                *(
+                    f"{name}: no price known, cost counts as 0 (set --price IN,OUT per 1M tokens)"
+                    for name in unpriced
+                ),
+            ]
+        )
+    )
 
 
 def resume_hint(err: RunIncompleteError, run_dir: Path) -> str:

@@ -14,8 +14,10 @@ imports one that imports it back.
 from judgecli.cli import (  # noqa: F401  (imported to register their commands)
     cache,
     calibrate,
+    collect,
     demo,
     gate,
+    merge,
     pairwise,
     refine,
     report,

@@ -1,15 +1,25 @@
-"""`judge cache stats | clear`: the reply cache."""
+"""`judge cache stats | clear | export | import`: the reply cache."""
 
 from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.markup import escape
 
-from judgecli.cli.app import app, exits_with_code, stdout
+from judgecli.cli.app import app, exits_with_code, stderr, stdout
 from judgecli.errors import ExitCode
+from judgecli.store.cache import CachedReply
 
-cache_app = typer.Typer(help="Inspect or clear the reply cache.", no_args_is_help=True)
+cache_app = typer.Typer(
+    help="Inspect, clear, export or import the reply cache.", no_args_is_help=True
+)
 app.add_typer(cache_app, name="cache")
+
+STDIO = "-"
 
 
 @cache_app.command("stats")
@@ -44,3 +54,97 @@ def clear_command() -> ExitCode:
     cache.close()
     stdout.print(f"removed {removed} cached replies from {escape(str(cache.path))}", soft_wrap=True)
     return ExitCode.OK
+
+
+@cache_app.command("export")
+@exits_with_code
+def export_command(
+    file: Annotated[
+        str,
+        typer.Argument(
+            metavar="FILE",
+            help="JSON Lines to write (gzipped when it ends in .gz); - for stdout.",
+            show_default=False,
+        ),
+    ],
+    models: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model",
+            metavar="M",
+            help="Repeatable: export only the replies of this judge model.",
+            show_default=False,
+        ),
+    ] = None,
+) -> ExitCode:
+    """Write the cached replies to FILE, one JSON object a line, to carry the cache to
+    another machine (`judge cache import FILE` there). Replies are keyed by everything
+    that decides a call, the --api-base included: they answer the same requests sent to
+    the same endpoint.
+    """
+    from judgecli.config import cache_dir
+    from judgecli.store.cache import ReplyCache, export_entries, write_entries
+
+    cache = ReplyCache(cache_dir())
+    try:
+        entries = cache.entries(models or ())
+        if file == STDIO:
+            count = write_entries(entries, sys.stdout.write)
+            # stdout carries the replies: the count goes to stderr.
+            stderr.print(f"exported {count} replies to stdout")
+        else:
+            count = export_entries(entries, Path(file))
+            stdout.print(f"exported {count} replies to {escape(file)}", soft_wrap=True)
+    finally:
+        cache.close()
+    return ExitCode.OK
+
+
+@cache_app.command("import")
+@exits_with_code
+def import_command(
+    files: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="FILE...",
+            help="Files `judge cache export` wrote (.gz read gzipped); - for stdin.",
+            show_default=False,
+        ),
+    ],
+) -> ExitCode:
+    """Merge exported replies into this machine's cache. A reply already cached is kept
+    (first writer wins). All or nothing: a bad line in any FILE exits 2 naming FILE:LINE,
+    and nothing is imported.
+    """
+    from judgecli.config import cache_dir
+    from judgecli.store.cache import ReplyCache
+
+    cache = ReplyCache(cache_dir())
+    try:
+        counts = cache.merge_all(read_files(files))
+    finally:
+        cache.close()
+    for name, count in zip(files, counts, strict=True):
+        stdout.print(
+            f"imported {count.added} new replies ({count.already} already cached) "
+            f"from {escape(label(name))}",
+            soft_wrap=True,
+        )
+    return ExitCode.OK
+
+
+def label(name: str) -> str:
+    """How a FILE argument is named in messages (`-` is stdin)."""
+    return "stdin" if name == STDIO else name
+
+
+def read_files(files: list[str]) -> Iterator[Iterator[CachedReply]]:
+    """The entries of each file in turn, each read while its file is open."""
+    from judgecli.store.cache import open_export, read_entries
+
+    for name in files:
+        if name == STDIO:
+            yield read_entries(sys.stdin.buffer, label(name))
+        else:
+            with open_export(Path(name)) as handle:
+                yield read_entries(handle, name)

@@ -12,12 +12,12 @@ from judgecli.cli.flags import judge_flags, report_run, run_and_report
 from judgecli.cli.invocation import invocation
 from judgecli.cli.options import GateOnChoice, GateOnOpt, MinAccuracyOpt, MinKappaOpt
 from judgecli.errors import ExitCode
-from judgecli.flags import CASCADE_FLAGS, SUBSET_FLAGS, JudgeFlags
+from judgecli.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, SUBSET_FLAGS, JudgeFlags
 
 
 @app.command("calibrate")
 @exits_with_code
-@judge_flags(without=CASCADE_FLAGS | SUBSET_FLAGS)
+@judge_flags(without=CASCADE_FLAGS | SUBSET_FLAGS | SCALE_OUT_FLAGS)
 def calibrate_command(
     ctx: typer.Context,
     labels_file: Annotated[

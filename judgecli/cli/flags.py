@@ -101,6 +101,12 @@ def run_and_report(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, Any]) ->
     from judgecli.config import step_summary_path
     from judgecli.job import run_job
 
+    if job.config.batch:
+        return submit_batch(job, argv=invocation(ctx), quiet=flags.quiet)
+    if job.config.workers > 1 and not flags.quiet:
+        from judgecli.workers import describe_shares
+
+        stderr.print(f"[dim]{describe_shares(job.config, job.config.workers)}[/]")
     with show_progress(flags, job.total) as progress:
         outcome = run_job(
             job,
@@ -109,6 +115,29 @@ def run_and_report(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, Any]) ->
             step_summary=step_summary_path(),
         )
     return report_run(flags, outcome.summary, outcome.run_dir)
+
+
+def submit_batch(job: Job[Any, Any], *, argv: list[str], quiet: bool) -> ExitCode:
+    """--batch: submit the run's calls as provider batches, and say how to collect them."""
+    from rich.markup import escape
+
+    from judgecli.batching import submit_job
+    from judgecli.errors import ExitCode
+
+    submitted = submit_job(job, argv=argv)
+    record, run_dir = submitted.record, escape(str(submitted.run_dir))
+    if not quiet:
+        for batch in record.batches:
+            stderr.print(f"  {batch.id}: {batch.requests} requests to {escape(batch.model)}")
+    stderr.print(
+        f"submitted {record.requests} requests in {len(record.batches)} batch(es)"
+        + (
+            f"; {record.answered_from_cache} cases answered from the cache"
+            * bool(record.answered_from_cache)
+        )
+        + f"\ncollect with: judge collect {run_dir}"
+    )
+    return ExitCode.OK
 
 
 def report_run(flags: JudgeFlags, summary: RunSummary, run_dir: Path) -> ExitCode:

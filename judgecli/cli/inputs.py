@@ -106,3 +106,24 @@ def decision_inputs(
         labels=human,
         correction=Correction.BH if fdr else Correction.HOLM,
     )
+
+
+def check_sequential_fits(config: RunConfig, *, sequential: bool) -> None:
+    """--sequential stops once the run's evidence decides, so it cannot follow a shard
+    (one machine's part of the evidence) or a batch (every call submitted at once).
+    """
+    from judgecli.errors import ConfigError
+
+    if sequential and config.shard is not None:
+        raise ConfigError(
+            "--sequential with --shard: a shard's cases are only part of the evidence the "
+            "sequential gate follows",
+            hint="run the sequential gate on one machine (with --workers for more CPU), or "
+            "shard a fixed-size run and gate the merged run",
+        )
+    if sequential and config.batch:
+        raise ConfigError(
+            "--sequential with --batch: a batch submits every call at once, so there is "
+            "nothing to stop early",
+            hint="drop one of them",
+        )

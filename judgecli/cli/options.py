@@ -45,6 +45,7 @@ def judge_option(shared: FlagField) -> Any:
         max=declared.max,
         callback=positive if declared.positive else None,
         show_default=declared.show_default,
+        hidden=declared.hidden,
     )
 
 

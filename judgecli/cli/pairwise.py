@@ -57,7 +57,12 @@ def pairwise_command(
 ) -> ExitCode:
     """Compare NEW against OLD, case by case (joined on id), with a pairwise rubric."""
     from judgecli import pairwise
-    from judgecli.cli.inputs import decision_inputs, judge_config, named_rubric
+    from judgecli.cli.inputs import (
+        check_sequential_fits,
+        decision_inputs,
+        judge_config,
+        named_rubric,
+    )
     from judgecli.debias import FlipPolicy
     from judgecli.gate import GateOn, GateSpec
     from judgecli.pairs import scan_pairs
@@ -71,6 +76,7 @@ def pairwise_command(
         on=GateOn(on),
     )
     config = judge_config("pairwise", loaded, flags)
+    check_sequential_fits(config, sequential=sequential)
     decides = decision_inputs(
         gate,
         loaded,
@@ -90,6 +96,7 @@ def pairwise_command(
         limit=flags.limit,
         sample=flags.sample_size,
         seed=flags.seed,
+        shard=config.shard,
     )
     job = pairwise.pairwise_job(
         config, loaded, scan, decides, flip=flip, flip_policy=FlipPolicy(flip_policy)

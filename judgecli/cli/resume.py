@@ -23,19 +23,9 @@ def resumed_argv(
     argv: list[str], run_dir: Path, *, retry_failed: bool, max_cost: float | None
 ) -> list[str]:
     """The original arguments, pointed at RUN_DIR with --resume (and a new cap, if given)."""
-    args: list[str] = []
-    skip = False
-    for arg in argv[1:]:
-        if skip:
-            skip = False
-            continue
-        name = arg.split("=", 1)[0]
-        if arg in DROPPED:
-            continue
-        if name in REPLACED:
-            skip = "=" not in arg
-            continue
-        args.append(arg)
+    from judgecli.merge import without_flags
+
+    args = without_flags(argv[1:], REPLACED, DROPPED)
     args += ["--resume", str(run_dir.resolve())]
     if retry_failed:
         args.append("--retry-failed")
@@ -64,7 +54,13 @@ def resume_command(
         raise InputError(f"{run_dir}: not a judge run (run.json has no argv)", hint=hint) from None
     args = resumed_argv(argv, run_dir, retry_failed=retry_failed, max_cost=max_cost)
     stderr.print(f"[dim]resuming: judge {' '.join(args)}[/]")
-    # Relative paths in the original command line are relative to where it ran.
+    return rerun(args, cwd)
+
+
+def rerun(args: list[str], cwd: Path) -> ExitCode:
+    """Run a recorded command line (resume, merge, collect) where it first ran: relative
+    paths in it are relative to that directory (the current one when it is not here).
+    """
     with contextlib.chdir(cwd if cwd.is_dir() else Path.cwd()):
         code = app(args=args, prog_name="judge", standalone_mode=False)
     return ExitCode(int(code or 0))

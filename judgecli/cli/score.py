@@ -44,7 +44,12 @@ def score_command(
     """Grade every case of DATASET with a pointwise or binary rubric."""
     # Imported here so `judge --help` stays fast (numpy, pydantic models, rich.progress).
     from judgecli import score
-    from judgecli.cli.inputs import decision_inputs, judge_config, named_rubric
+    from judgecli.cli.inputs import (
+        check_sequential_fits,
+        decision_inputs,
+        judge_config,
+        named_rubric,
+    )
     from judgecli.dataset import scan_dataset
     from judgecli.gate import GateOn, GateSpec
 
@@ -53,6 +58,7 @@ def score_command(
     gate = GateSpec(min_pass_rate=min_pass_rate, min_mean=min_mean, on=GateOn(on))
     score.check_gate(gate, loaded)
     config = judge_config("score", loaded, flags)
+    check_sequential_fits(config, sequential=sequential)
     decides = decision_inputs(
         gate,
         loaded,
@@ -70,6 +76,7 @@ def score_command(
         limit=flags.limit,
         sample=flags.sample_size,
         seed=flags.seed,
+        shard=config.shard,
     )
     job = score.score_job(config, loaded, scan, decides)
     return run_and_report(ctx, flags, job)

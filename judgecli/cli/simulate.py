@@ -5,6 +5,8 @@ of that file replayed with `--noise` for the answers it holds. Never a language 
 `--style` and `--formats` make it answer as real judges and servers do (think blocks, prose,
 llama-cpp-python refusing json_schema); `--profile` gives one model name its own settings,
 so one server plays several judges at once (a noisy screen and a sharp judge for a cascade).
+It also serves OpenAI's Files and Batch APIs; `--batch-steps`, `--batch-fail-rate` and
+`--batch-expire` set how its batches progress and fail.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from judgecli.cli.app import app, exits_with_code, stderr
 from judgecli.errors import ConfigError, ExitCode
 
 # Panels keep each options table narrow enough that no flag name is cut at 80 columns.
-_LIMIT, _FAULTS, _JUDGES = "Rate limit", "Faults", "Judges"
+_LIMIT, _FAULTS, _JUDGES, _BATCHES = "Rate limit", "Faults", "Judges", "Batches"
 
 
 def _option(text: str, panel: str | None = None, *names: str, **settings: Any) -> Any:
@@ -106,6 +108,24 @@ _Profile = Annotated[
         metavar="NAME:K=V,...",
     ),
 ]
+_BatchSteps = Annotated[
+    int,
+    _option(
+        "Retrieves a batch takes to complete (0: at once); counted, never timed.",
+        _BATCHES,
+        min=0,
+        metavar="N",
+    ),
+]
+_BatchExpire = Annotated[
+    bool,
+    _option(
+        "Batches expire with half their lines answered, the rest batch_expired.",
+        _BATCHES,
+        "--batch-expire",
+        show_default=False,
+    ),
+]
 _HELP = (
     "Serve fake, deterministic judge verdicts on 127.0.0.1 — NOT a language model.\n\n"
     "It answers /v1/chat/completions with JSON that fits the rubric's schema, scored by simple "
@@ -146,6 +166,11 @@ def simulate_command(
         float, _share("With --truth: probability of answering another value.", _JUDGES, "P")
     ] = 0.0,
     profile: _Profile = None,
+    batch_steps: _BatchSteps = 2,
+    batch_fail_rate: Annotated[
+        float, _share("Share of each batch's lines that fail with HTTP 500.", _BATCHES)
+    ] = 0.0,
+    batch_expire: _BatchExpire = False,
 ) -> ExitCode:
     """Run the simulator in the foreground until Ctrl-C (its help is `_HELP`)."""
     # Imported here so `judge --help` stays fast.
@@ -203,6 +228,9 @@ def simulate_command(
         style=reply_style,
         formats=accepted,
         profiles=profiles,
+        batch_steps=batch_steps,
+        batch_fail_rate=batch_fail_rate,
+        batch_expire=batch_expire,
     )
 
     def ready(url: str) -> None:

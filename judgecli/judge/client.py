@@ -29,7 +29,13 @@ from judgecli.judge.failures import Endpoint, FailureKind, classify, describe, f
 from judgecli.judge.formats import FormatLadder, FormatMode, wire_format
 from judgecli.judge.limits import Limits
 from judgecli.judge.pacing import backoff_s, rate_limit_info, retry_after_s
-from judgecli.judge.provider import import_litellm, model_price, required_price, warm_up
+from judgecli.judge.provider import (
+    close_clients,
+    import_litellm,
+    model_price,
+    required_price,
+    warm_up,
+)
 from judgecli.usage import Metered
 
 Message = dict[str, str]
@@ -348,6 +354,4 @@ class LiteLLMClient:
 
     async def aclose(self) -> None:
         """Close LiteLLM's pooled HTTP clients before the event loop ends."""
-        close = getattr(self._litellm, "close_litellm_async_clients", None)
-        if close is not None:
-            await close()
+        await close_clients(self._litellm)

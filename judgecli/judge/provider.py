@@ -37,6 +37,11 @@ def import_litellm() -> ModuleType:
     warnings.filterwarnings(
         "ignore", message=r"coroutine '.*acompletion' was never awaited", category=RuntimeWarning
     )
+    # LiteLLM's afile_content (batch results) leaves one such coroutine behind on every
+    # download, though the download itself completes (ECOSYSTEM.md §1.15).
+    warnings.filterwarnings(
+        "ignore", message=r"coroutine '.*afile_content' was never awaited", category=RuntimeWarning
+    )
     return litellm
 
 
@@ -112,3 +117,12 @@ def check_key(litellm: ModuleType, model: str, provider: str) -> None:
             hint=f"export {missing[0]}=... (or, for an OpenAI-compatible server, "
             f"--model openai/NAME --api-base URL)",
         )
+
+
+async def close_clients(litellm: ModuleType) -> None:
+    """Close LiteLLM's pooled HTTP clients before the event loop ends (else their
+    finalizers run on a closed loop: "Event loop is closed").
+    """
+    close = getattr(litellm, "close_litellm_async_clients", None)
+    if close is not None:
+        await close()

@@ -4,7 +4,7 @@ the judge itself (nothing outside this package and `cli/simulate.py` imports it)
 
 - `server`: SimulatorServer (start, script, records) and `serve_forever` for `judge simulate`
 - `config`: SimulatorConfig, per-judge JudgeProfile, Fault, RecordedRequest
-- `state`: what the handlers share — the script, the rate window, the records
+- `state`: what the handlers share — the script, the rate window, the records, the batches
 - `rate`: the server-side rate window, its x-ratelimit headers, status tallies
 - `wire`: the OpenAI wire format — requests in, completions and errors out, message text
 - `verdicts`: the deterministic fake verdict for a request (and its schema)
@@ -12,4 +12,9 @@ the judge itself (nothing outside this package and `cli/simulate.py` imports it)
 - `generator`: answering as a generator model (`judge refine`)
 - `styles`: how a judge words its verdict (<think>, fenced, prose, truncated ...)
 - `formats`: which response_format types a server accepts, and how it refuses the rest
+- `replies`: the chat completion a request body gets, online or as a batch line
+- `files`: the in-memory files of the Files API (batch inputs, outputs, errors)
+- `batch_input`: reading and checking a batch input file
+- `batches`: each batch's state machine, stepped by retrieves, and the store of batches
+- `batch_api`: the Files and Batch API routes over the files and batches
 """

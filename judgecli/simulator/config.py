@@ -210,6 +210,17 @@ class SimulatorConfig(BaseModel):
     other models get the server-wide `noise`, `position_bias`, `length_bias`, `style` and
     `formats`."""
 
+    batch_steps: int = Field(default=2, ge=0)
+    """Retrieves (``GET /v1/batches/{id}``) a batch takes from ``validating`` to its end;
+    0 ends it at creation. Progress is counted in retrieves, never in time, so tests of a
+    batch client are deterministic (`judgecli.simulator.batches`)."""
+    batch_fail_rate: float = Field(default=0.0, ge=0, le=1)
+    """Share of each batch's lines (chosen by seed, the count rounded half up) answered with
+    HTTP 500 in its error file instead of a reply."""
+    batch_expire: bool = False
+    """Batches end ``expired`` instead of ``completed``: only the first half of their lines
+    are answered, the rest go to the error file as ``batch_expired``."""
+
     @field_validator("formats", mode="before")
     @classmethod
     def _parse_formats(cls, value: object) -> object:
@@ -278,6 +289,13 @@ class SimulatorConfig(BaseModel):
                 if value is not None
             )
             lines.append(f"requests for model {name!r} get {given or 'the defaults'}")
+        if self.batch_fail_rate or self.batch_expire or self.batch_steps != 2:
+            # Only when set: most runs never use the Batch API.
+            end = "expire half done" if self.batch_expire else "complete"
+            lines.append(
+                f"batches {end} after {self.batch_steps} retrieves; "
+                f"batch lines failed: {self.batch_fail_rate:g}"
+            )
         return lines
 
     def draw_fault(self, key: str) -> Fault | None:
@@ -308,7 +326,7 @@ class SimulatorConfig(BaseModel):
 
 
 class RecordedRequest(BaseModel):
-    """One chat completion request the simulator received."""
+    """One chat completion request the simulator received online or answered in a batch."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -319,11 +337,16 @@ class RecordedRequest(BaseModel):
     body: dict[str, Any]
     """The parsed JSON body ({} when it was not a JSON object)."""
     headers: dict[str, str]
-    """Request headers, names lower-cased."""
+    """Request headers, names lower-cased (a batch line has those that created its batch)."""
     status: int
     """The HTTP status answered; 0 when the connection was dropped."""
     fault: Fault | None = None
-    """The seeded fault this request drew; None for a clean reply, the script or `rpm`."""
+    """The seeded fault this request drew; None for a clean reply, the script or `rpm`.
+    A batch line failed by `SimulatorConfig.batch_fail_rate` has `Fault.ERROR`."""
+    batch_id: str | None = None
+    """The batch this request was a line of; None for a request sent online."""
+    custom_id: str | None = None
+    """The line's ``custom_id`` in its batch; None for a request sent online."""
 
     @property
     def response_format(self) -> str | None:

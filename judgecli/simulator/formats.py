@@ -20,11 +20,12 @@ a ``json_schema`` or ``json_object`` reply is a bare JSON object whatever the ju
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
+
+from judgecli.simulator.wire import api_error
 
 
 class FormatType(StrEnum):
@@ -86,12 +87,12 @@ class ResponseFormats(BaseModel):
         if kind is None or self.accepted is None or kind in self.accepted:
             return None
         if self.rejection is FormatRejection.LLAMA_CPP:
-            return 500, _error(LLAMA_CPP_MESSAGE.format(value=kind), "internal_server_error")
+            return 500, api_error(LLAMA_CPP_MESSAGE.format(value=kind), "internal_server_error")
         if self.rejection is FormatRejection.UNSUPPORTED:
-            return 400, _error(UNSUPPORTED_MESSAGE, "invalid_request_error", "response_format")
+            return 400, api_error(UNSUPPORTED_MESSAGE, "invalid_request_error", "response_format")
         supported = _english_list([f"'{t}'" for t in sorted(self.accepted)])
         message = f"Invalid value: '{kind}'. Supported values are: {supported}."
-        return 400, _error(
+        return 400, api_error(
             message, "invalid_request_error", "response_format.type", "invalid_value"
         )
 
@@ -142,7 +143,3 @@ def _english_list(items: list[str]) -> str:
     if len(items) <= 2:
         return " and ".join(items)
     return f"{', '.join(items[:-1])}, and {items[-1]}"
-
-
-def _error(message: str, kind: str, param: str | None = None, code: str | None = None) -> str:
-    return json.dumps({"error": {"message": message, "type": kind, "param": param, "code": code}})

@@ -18,8 +18,15 @@ servers: reply styles (`judgecli.simulator.styles`: think blocks, reasoning_cont
 JSON, prose, cut-off replies) and the ``response_format`` types a server accepts
 (`judgecli.simulator.formats`: llama-cpp-python's 500 on ``json_schema``, and others).
 
-Only chat completions are scripted, rate limited and recorded; ``GET /v1/models`` and
-``GET /health`` always answer.
+It also serves OpenAI's Files and Batch APIs (`judgecli.simulator.batch_api`): a batch
+moves one step per retrieve, never by the clock (`SimulatorConfig.batch_steps`), and answers
+each line through the same `Replier` as an online request, so both read alike; its faults
+are a failed share of lines, expiry, cancelling, an invalid input file and
+`SimulatorServer.fail_next_batch`.
+
+Only chat completions are scripted and rate limited; they and batch lines are recorded
+(`RecordedRequest.batch_id` tells them apart). ``GET /v1/models`` and ``GET /health`` always
+answer.
 """
 
 from __future__ import annotations
@@ -32,18 +39,13 @@ from typing import Any, Self
 
 from aiohttp import web
 
+from judgecli.simulator.batch_api import BatchApi
+from judgecli.simulator.batch_input import BatchError
+from judgecli.simulator.batches import TOKEN_LIMIT_MESSAGE
 from judgecli.simulator.config import Fault, JudgeSettings, RecordedRequest, SimulatorConfig
 from judgecli.simulator.rate import StatusBin, status_bins
 from judgecli.simulator.state import DROPPED, Action, ServerState
-from judgecli.simulator.styles import ReplyStyle, StyledReply, style_reply
-from judgecli.simulator.verdicts import find_schema, verdict_content
-from judgecli.simulator.wire import (
-    completion_body,
-    error_body,
-    parse_request,
-    retry_after_header,
-    truncated_body,
-)
+from judgecli.simulator.wire import error_body, parse_request, retry_after_header, truncated_body
 
 __all__ = [
     "Fault",
@@ -57,6 +59,8 @@ __all__ = [
 # Long enough for an in-flight reply to finish, short enough that stop() never hangs a test.
 _SHUTDOWN_TIMEOUT_S = 1.0
 _JSON = "application/json"
+# OpenAI's limit on an uploaded file; aiohttp's default (1 MiB) would refuse a real batch.
+_MAX_BODY_BYTES = 200 * 1024 * 1024
 
 
 class _Handlers:
@@ -70,11 +74,11 @@ class _Handlers:
         now = time.monotonic()
         body, problem = parse_request(raw)
         if problem is not None:
-            self.state.record(request, body, now, Action(400))
+            self.state.record(request.headers, body, now, Action(400))
             return web.Response(status=400, text=error_body(400, problem), content_type=_JSON)
         judge = self.state.config.settings_for(str(body.get("model") or ""))  # its profile
         action, headers = self.state.plan(body, now, judge)
-        self.state.record(request, body, now, action)
+        self.state.record(request.headers, body, now, action)
         delay = self.state.delay()
         if delay:
             await asyncio.sleep(delay)
@@ -102,10 +106,7 @@ class _Handlers:
                 status=action.status, text=text, headers=headers, content_type=content_type
             )
         # Scripted and malformed content is sent exactly as given, unstyled.
-        reply = (
-            StyledReply(action.content) if action.content is not None else self._reply(body, judge)
-        )
-        completion = completion_body(body, reply, next(self.state.ids))
+        completion = self.state.replier.completion(body, judge, action.content)
         if action.truncated:
             # A bytes body gets its own Content-Length: the client reads every byte sent,
             # then fails to parse them (unlike a drop, which it sees as a broken connection).
@@ -113,23 +114,6 @@ class _Handlers:
                 body=truncated_body(completion), headers=headers, content_type=_JSON
             )
         return web.json_response(completion, headers=headers)
-
-    def _reply(self, body: dict[str, Any], judge: JudgeSettings) -> StyledReply:
-        """The verdict, computed as always, worded in the judge's style."""
-        # A server that ignores response_format never shows it to the model.
-        seen = body if judge.formats.enforced else _without(body, "response_format")
-        content = verdict_content(
-            seen,
-            seed=self.state.config.seed,
-            position_bias=judge.position_bias,
-            length_bias=judge.length_bias,
-            truth=self.state.truth,
-            noise=judge.noise,
-        )
-        constrained = judge.formats.constrains(body)
-        # Only a prose reply reads the schema (for its scale): no second search per request.
-        schema = find_schema(seen) if judge.style is ReplyStyle.PROSE else None
-        return style_reply(judge.style, content, constrained=constrained, schema=schema)
 
     async def models(self, request: web.Request) -> web.Response:
         model = {"id": "sim", "object": "model", "created": 0, "owned_by": "judgecli-simulator"}
@@ -139,16 +123,13 @@ class _Handlers:
         return web.Response(text="ok")
 
 
-def _without(body: dict[str, Any], key: str) -> dict[str, Any]:
-    return {k: v for k, v in body.items() if k != key}
-
-
 def _make_app(state: ServerState) -> web.Application:
     handlers = _Handlers(state)
-    app = web.Application()
+    app = web.Application(client_max_size=_MAX_BODY_BYTES)
     app.router.add_post("/v1/chat/completions", handlers.chat)
     app.router.add_get("/v1/models", handlers.models)
     app.router.add_get("/health", handlers.health)
+    BatchApi(state).add_routes(app)
     return app
 
 
@@ -217,7 +198,9 @@ class SimulatorServer:
 
     @property
     def requests(self) -> list[RecordedRequest]:
-        """A snapshot of the chat completion requests received, in arrival order."""
+        """A snapshot of the chat completion requests received online and answered as batch
+        lines (those have a `RecordedRequest.batch_id`), in the order they were answered.
+        """
         with self._state.lock:
             return list(self._state.records)
 
@@ -304,9 +287,18 @@ class SimulatorServer:
         """Answer the next ``count`` scripted requests with the first half of their body."""
         self._push([Action(truncated=True)] * count)
 
+    def fail_next_batch(
+        self, code: str = "token_limit_exceeded", message: str = TOKEN_LIMIT_MESSAGE
+    ) -> None:
+        """Make the next batch created with a valid input file end ``failed`` (at its first
+        retrieve, or at once with zero `SimulatorConfig.batch_steps`) with this error in
+        ``errors.data``; by default OpenAI's enqueued-token-limit failure.
+        """
+        self._state.batches.fail_next(BatchError(code, message))
+
     def reset(self) -> None:
-        """Forget the script and the recorded requests; restart the clock and the rpm window
-        (full again with `SimulatorConfig.rate_limit_prefill`).
+        """Forget the script, the recorded requests, the files and the batches; restart the
+        clock and the rpm window (full again with `SimulatorConfig.rate_limit_prefill`).
 
         Tests share one server per session and call this between tests.
         """
@@ -323,10 +315,12 @@ class SimulatorServer:
     def status_bins(self, bin_s: float = 1.0) -> list[StatusBin]:
         """How many 200s, 429s and other outcomes each ``bin_s`` slot since `started` saw.
 
-        For tests of client-side pacing, e.g. "after the first window, no more 429s".
+        For tests of client-side pacing, e.g. "after the first window, no more 429s". Batch
+        lines are left out: they are not paced by the client.
         """
         with self._state.lock:
-            return status_bins(self._state.records, self._state.started, bin_s)
+            online = [record for record in self._state.records if record.batch_id is None]
+            return status_bins(online, self._state.started, bin_s)
 
     def _push(self, actions: list[Action]) -> None:
         with self._state.lock:

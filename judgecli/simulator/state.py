@@ -1,26 +1,31 @@
-"""The simulator's state: the script, the rate window, the seeded faults and the record of
-requests, shared by the server's handlers (its event loop thread) and the tests (theirs).
+"""The simulator's state: the script, the rate window, the seeded faults, the record of
+requests, the files and the batches, shared by the server's handlers (its event loop thread)
+and the tests (theirs).
 
 `ServerState.plan` decides how each request is answered when it arrives: the script first,
 then the rate limit, then a refused ``response_format``, then the seeded faults.
+`ServerState.plan_line` decides it for a batch line: a refused ``response_format``, then the
+seeded faults that touch a reply's content (a malformed verdict) — a batch has no connection
+to drop, cut or rate limit, and fails its lines by its own `batch_fail_rate`.
 """
 
 from __future__ import annotations
 
 import collections
 import hashlib
-import itertools
 import json
 import random
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from aiohttp import web
-
+from judgecli.simulator.batches import BatchRules, BatchStore
 from judgecli.simulator.config import Fault, JudgeSettings, RecordedRequest, SimulatorConfig
+from judgecli.simulator.files import FileStore
 from judgecli.simulator.rate import RateWindow
+from judgecli.simulator.replies import Replier
 from judgecli.simulator.truth import load_truth
 from judgecli.simulator.verdicts import MALFORMED_CONTENT
 from judgecli.simulator.wire import error_body
@@ -74,9 +79,17 @@ class ServerState:
             ),
             Fault.TRUNCATE: Action(truncated=True, fault=Fault.TRUNCATE),
         }
+        self.files = FileStore()
+        rules = BatchRules(
+            seed=config.seed,
+            steps=config.batch_steps,
+            fail_rate=config.batch_fail_rate,
+            expire=config.batch_expire,
+        )
+        self.batches = BatchStore(rules, self.files)
         # Loop-thread only from here on: no lock needed.
         self.jitter = random.Random(config.seed)
-        self.ids = itertools.count(1)
+        self.replier = Replier(config.seed, self.truth)
 
     def plan(
         self, body: dict[str, Any], now: float, judge: JudgeSettings
@@ -98,6 +111,18 @@ class ServerState:
             message = f"simulated rate limit: {self.rate}"
             return Action(429, body=error_body(429, message), retry_after=wait)
         self.rate.admit(now)
+        return self._judged(body, judge)
+
+    def plan_line(self, body: dict[str, Any], judge: JudgeSettings) -> Action:
+        """Decide the reply to a batch line: as online, but never dropped, cut or limited."""
+        with self.lock:
+            action = self._judged(body, judge)
+        # The draw is still made (and the attempt counted), so a line is malformed exactly
+        # when the same request sent online as the same attempt would be.
+        return action if action.fault in {None, Fault.MALFORMED} else Action()
+
+    def _judged(self, body: dict[str, Any], judge: JudgeSettings) -> Action:
+        """A refused ``response_format``, else the seeded fault, else a normal reply."""
         refusal = judge.formats.refusal(body)
         if refusal is not None:
             status, text = refusal
@@ -105,12 +130,17 @@ class ServerState:
         return self._fault(body)
 
     def clear(self) -> None:
-        """Forget the script, the records, the fault attempt counts; restart the rate window."""
+        """Forget the script, the records, the fault attempt counts, the files and batches;
+        restart the rate window.
+        """
         with self.lock:
             self.script.clear()
             self.records.clear()
             self.attempts.clear()
             self._restart(time.monotonic())
+        # Outside the state lock: the batch store's lock is always taken before it.
+        self.batches.clear()
+        self.files.clear()
 
     def restart(self) -> None:
         """Start the clock (and refill a prefilled window) now: when the server listens."""
@@ -132,17 +162,27 @@ class ServerState:
         return Action() if fault is None else self.fault_actions[fault]
 
     def record(
-        self, request: web.Request, body: dict[str, Any], now: float, action: Action
+        self,
+        headers: Mapping[str, str],
+        body: dict[str, Any],
+        now: float,
+        action: Action,
+        *,
+        batch_id: str | None = None,
+        custom_id: str | None = None,
     ) -> None:
-        """Append the request and how it was answered to the record tests read."""
-        headers = {k.lower(): v for k, v in request.headers.items()}
+        """Append the request and how it was answered to the record tests read; a batch
+        line with the ids of its batch and its line.
+        """
         entry = RecordedRequest(
             time=now,
             model=str(body.get("model") or ""),
             body=body,
-            headers=headers,
+            headers={k.lower(): v for k, v in headers.items()},
             status=action.status,
             fault=action.fault,
+            batch_id=batch_id,
+            custom_id=custom_id,
         )
         with self.lock:
             self.records.append(entry)

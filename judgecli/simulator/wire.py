@@ -97,6 +97,16 @@ def error_body(status: int, message: str | None = None) -> str:
     return json.dumps({"error": error})
 
 
+def api_error(
+    message: str,
+    kind: str = "invalid_request_error",
+    param: str | None = None,
+    code: str | None = None,
+) -> str:
+    """Return an OpenAI error body with all four fields, as the API sends them."""
+    return json.dumps({"error": {"message": message, "type": kind, "param": param, "code": code}})
+
+
 def parse_request(raw: bytes) -> tuple[dict[str, Any], str | None]:
     """Return the chat completion request body and, when the simulator rejects it, why."""
     try:
@@ -105,8 +115,15 @@ def parse_request(raw: bytes) -> tuple[dict[str, Any], str | None]:
         return {}, "request body is not valid JSON"
     if not isinstance(body, dict):
         return {}, "request body must be a JSON object"
+    return body, request_problem(body)
+
+
+def request_problem(body: dict[str, Any]) -> str | None:
+    """Why the simulator rejects a parsed chat completion request, or None: online with a
+    400, in a batch input file by failing the batch.
+    """
     if body.get("stream"):
-        return body, "the simulator does not stream; send stream: false"
+        return "the simulator does not stream; send stream: false"
     if not isinstance(body.get("messages"), list):
-        return body, "messages must be a list"
-    return body, None
+        return "messages must be a list"
+    return None

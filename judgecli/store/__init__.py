@@ -31,7 +31,20 @@ JUNIT = "results.junit.xml"
 RUN_INFO = "run.json"
 DISAGREEMENTS = "disagreements.jsonl"
 ANSWERS = "answers.jsonl"
-RUN_FILES = (RESULTS, SUMMARY, REPORT_MD, REPORT_HTML, JUNIT, RUN_INFO, DISAGREEMENTS, ANSWERS)
+BATCH_INFO = "batch.json"
+BATCH_REPLIES = "batch-*.jsonl"
+"""--batch: batch.json records the provider's batches, batch-<id>.jsonl their replies."""
+RUN_FILES = (
+    RESULTS,
+    SUMMARY,
+    REPORT_MD,
+    REPORT_HTML,
+    JUNIT,
+    RUN_INFO,
+    DISAGREEMENTS,
+    ANSWERS,
+    BATCH_INFO,
+)
 """Every file a run writes into its directory: what --force replaces. Anything else in the
 directory is the user's and stays."""
 
@@ -192,7 +205,8 @@ def check_replaceable(run_dir: Path) -> None:
 def clear_run(run_dir: Path) -> None:
     """Delete an old run's files in `run_dir` so a new run never mixes with it."""
     check_replaceable(run_dir)
-    for name in RUN_FILES:
+    batches = [path.name for path in run_dir.glob(BATCH_REPLIES)] if run_dir.is_dir() else []
+    for name in [*RUN_FILES, *batches]:
         # (.NAME.tmp: a write the old run did not finish, see write_atomic.)
         for path in (run_dir / name, run_dir / f".{name}.tmp"):
             path.unlink(missing_ok=True)

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judgecli.cli import app
-from judgecli.flags import CASCADE_FLAGS, SUBSET_FLAGS, flag_fields
+from judgecli.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, SUBSET_FLAGS, flag_fields
 
 
 def command_paths() -> list[list[str]]:
@@ -89,8 +89,8 @@ def test_flags_show_no_type(monkeypatch):
 JUDGING = {
     "score": frozenset(),
     "pairwise": frozenset(),
-    "calibrate": CASCADE_FLAGS | SUBSET_FLAGS,
-    "refine": CASCADE_FLAGS,
+    "calibrate": CASCADE_FLAGS | SUBSET_FLAGS | SCALE_OUT_FLAGS,
+    "refine": CASCADE_FLAGS | SCALE_OUT_FLAGS,
 }
 
 
@@ -101,6 +101,8 @@ def test_a_judging_commands_help_shows_every_shared_flag_with_its_variable(monke
     for shared in flag_fields():
         long = shared.flag.names[0].split("/")[0]
         shown = re.search(rf"│ {long}\s", text) is not None
-        assert shown == (shared.name not in JUDGING[command]), long
+        # A hidden flag is judge's own (judge merge sets --conclude-only), never listed.
+        offered = shared.name not in JUDGING[command] and not shared.flag.hidden
+        assert shown == offered, long
         if shown and shared.flag.env:
             assert f"env var: {shared.flag.env}" in text, long

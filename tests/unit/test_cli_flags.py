@@ -16,7 +16,7 @@ from judgecli.cli import app, inputs
 from judgecli.cli.flags import judge_flags
 from judgecli.config import FailureLimit, Price, RunConfig
 from judgecli.errors import ExitCode
-from judgecli.flags import CASCADE_FLAGS, SUBSET_FLAGS, JudgeFlags, flag_fields
+from judgecli.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, SUBSET_FLAGS, JudgeFlags, flag_fields
 
 FLAGS = {shared.name: shared for shared in flag_fields()}
 
@@ -87,11 +87,11 @@ COMMANDS = {
     "pairwise": (["pairwise", "old.jsonl", "new.jsonl", "--rubric", "pairwise.yaml"], frozenset()),
     "calibrate": (
         ["calibrate", "labels.jsonl", "--rubric", "pointwise.yaml"],
-        CASCADE_FLAGS | SUBSET_FLAGS,
+        CASCADE_FLAGS | SUBSET_FLAGS | SCALE_OUT_FLAGS,
     ),
     "refine": (
         ["refine", "cases.jsonl", "--rubric", "pointwise.yaml", "--generator", "openai/gen"],
-        CASCADE_FLAGS,
+        CASCADE_FLAGS | SCALE_OUT_FLAGS,
     ),
 }
 THERE = "elsewhere"
@@ -115,6 +115,8 @@ COMBINED = {
     "max_failures": ("3", lambda c: c.max_failures == FailureLimit(count=3)),
     "sample": ("4", lambda c: c.sample == 4),
     "field": ("output=answer", lambda c: c.field_map == {"output": "answer"}),
+    "workers": ("3", lambda c: c.workers == 3),
+    "shard": ("1/4", lambda c: (c.shard.index, c.shard.count) == (1, 4)),
 }
 # Read by the command itself (progress and printing), not by the run.
 COMMAND_ONLY = {"quiet", "json_output", "progress_every"}
