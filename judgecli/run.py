@@ -28,7 +28,7 @@ from judgecli.judge.cached import CachedJudge
 from judgecli.judge.client import JudgeClient, LiteLLMClient
 from judgecli.judge.formats import FormatMode
 from judgecli.judge.limits import Limits
-from judgecli.judge.provider import check_endpoints
+from judgecli.judge.provider import check_endpoints, import_litellm, warm_up
 from judgecli.report.markdown import render_markdown
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
@@ -315,6 +315,12 @@ def judge_all(
             )
         else:
             share = worker_config(config, config.workers)
+            # Imported once here rather than in every worker (~3 s each): a fork shares the
+            # loaded module, and importing it starts no thread a fork could lose.
+            import_litellm()
+            warm_up()
+            if config.use_cache:
+                ReplyCache(cache_dir()).close()  # made once, in WAL mode, before they open it
 
             def judge_worker(
                 index: int, sink: ResultSink, stop: Callable[[], bool], end: ShareEnd

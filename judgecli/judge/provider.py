@@ -120,9 +120,17 @@ def check_key(litellm: ModuleType, model: str, provider: str) -> None:
 
 
 async def close_clients(litellm: ModuleType) -> None:
-    """Close LiteLLM's pooled HTTP clients before the event loop ends (else their
-    finalizers run on a closed loop: "Event loop is closed").
+    """Let LiteLLM's logging worker finish, and close its pooled HTTP clients, before the
+    event loop ends (else their coroutines are left unawaited on a closed loop). The
+    worker is not idle after batch calls: retrieving a completed batch makes it download
+    the batch's files to price them.
     """
+    try:
+        from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+    except ImportError:  # another LiteLLM layout: nothing to wait for
+        pass
+    else:
+        await GLOBAL_LOGGING_WORKER.flush()
     close = getattr(litellm, "close_litellm_async_clients", None)
     if close is not None:
         await close()

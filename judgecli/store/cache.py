@@ -46,6 +46,31 @@ EXPORT_HINT = (
 )
 
 
+# Opening: how often, and how far apart, a lock held by another process opening the same
+# file (--workers, two runs starting together) is waited out.
+SET_UP_TRIES = 50
+SET_UP_WAIT_S = 0.1
+
+
+def set_up(db: sqlite3.Connection) -> None:
+    """WAL mode, NORMAL sync and the table. Switching to WAL takes a lock SQLite does not
+    wait for (no busy timeout), so processes opening a new cache file together get
+    "database is locked": the setting is kept in the file, so it is skipped once made, and
+    a lock is waited out a few seconds before it counts as an error.
+    """
+    for attempt in range(SET_UP_TRIES):
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(SCHEMA)
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or attempt == SET_UP_TRIES - 1:
+                raise
+            time.sleep(SET_UP_WAIT_S)
+
+
 @dataclass(frozen=True)
 class CacheStats:
     """What the cache holds."""
@@ -89,9 +114,7 @@ class ReplyCache:
         try:
             directory.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(SCHEMA)
+            set_up(self._db)
         except (OSError, sqlite3.Error) as err:
             raise InputError(
                 f"cannot open the reply cache {self.path}: {err}",
