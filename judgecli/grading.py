@@ -95,12 +95,14 @@ class Spend(Metered):
     """
 
     attempts: int = 0
+    batched: int = 0
 
     def add(self, reply: JudgeReply) -> None:
         """Count one reply (and the transport retries behind it)."""
         self.add_tokens(reply)
         self.latency_s += reply.latency_s
         self.attempts += reply.attempts
+        self.batched += reply.batched
 
     def judgement(self, model: str, order: Order | None, **outcome: Any) -> Judgement:
         """A Judgement carrying this spend and the given raw/verdict/error."""
@@ -111,6 +113,7 @@ class Spend(Metered):
             latency_s=self.latency_s,
             attempts=self.attempts,
             retries=max(self.attempts - 1, 0),
+            batched=self.batched or None,
             **outcome,
         )
 

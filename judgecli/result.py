@@ -74,6 +74,8 @@ class Judgement(Metered, JudgementHead):
     retries: int = 0
     """Of those, how many were retries."""
     cached: bool = False
+    batched: int | None = None
+    """Of the attempts, how many a provider batch answered (--batch), at batch prices."""
 
 
 class CaseResult(BaseModel):

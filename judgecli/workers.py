@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import multiprocessing
 import queue
+import signal
 import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 from judgecli import errors
@@ -94,6 +96,8 @@ class Stop:
         """The error as a Stop; a crash (a bug) keeps its traceback."""
         if isinstance(error, JudgeError):
             return cls(type(error).__name__, error.message, error.hint)
+        if isinstance(error, KeyboardInterrupt):  # Terminated too
+            return cls("RunInterruptedError", "interrupted: finished cases are saved")
         text = "".join(traceback.format_exception(error)).rstrip()
         return cls("crash", f"a worker crashed:\n{text}")
 
@@ -137,14 +141,24 @@ def work(judge_share: JudgeShare, index: int, results: Any, stop: Any) -> None:
     # sys.stderr at the fork would otherwise hang this process's first warning.
     sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115 - lives as long as the process
     sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+    # A signal must never kill this process by its default action: that could cut a
+    # message to the parent in half, and the parent would wait for its rest for ever. So
+    # SIGTERM interrupts like Ctrl-C here too, and both wait while the end is sent.
+    signal.signal(signal.SIGTERM, interrupt)
     end = ShareEnd()
     try:
         judge_share(index, QueueSink(results), stop.is_set, end)
     except BaseException as error:  # noqa: BLE001 - carried to the parent, which raises it
         end.stop = Stop.of(error)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
     results.put(("end", index, end))
     results.close()
     results.join_thread()
+
+
+def interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM in a worker: interrupt it as Ctrl-C would."""
+    raise Terminated
 
 
 @dataclass

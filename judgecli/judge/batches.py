@@ -240,6 +240,7 @@ class BatchApi:
             latency_s=0.0,
             finish_reason=choice.get("finish_reason"),
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+            batched=True,
         )
         return LineOutcome(key, reply=reply)
 

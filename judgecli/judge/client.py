@@ -89,6 +89,8 @@ class JudgeReply(Metered, ReplyText):
     """A reasoning model's thinking, when the server returns it apart (reasoning_content)."""
     format_mode: str | None = None
     """The response format the reply was asked in (formats.FormatMode)."""
+    batched: bool = False
+    """Answered by a provider batch (--batch), at batch prices."""
 
 
 class JudgeCallError(Exception):

@@ -9,6 +9,8 @@ which keeps it offline and quiet.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib
 import logging
 import os
@@ -119,6 +121,10 @@ def check_key(litellm: ModuleType, model: str, provider: str) -> None:
         )
 
 
+FLUSH_TIMEOUT_S = 5.0
+"""How long LiteLLM's logging worker may take to finish at the end of a run."""
+
+
 async def close_clients(litellm: ModuleType) -> None:
     """Let LiteLLM's logging worker finish, and close its pooled HTTP clients, before the
     event loop ends (else their coroutines are left unawaited on a closed loop). The
@@ -130,7 +136,10 @@ async def close_clients(litellm: ModuleType) -> None:
     except ImportError:  # another LiteLLM layout: nothing to wait for
         pass
     else:
-        await GLOBAL_LOGGING_WORKER.flush()
+        # Bounded: at an interrupt its consumer task may be cancelled before this runs,
+        # and then nothing would ever drain what it waits for.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(GLOBAL_LOGGING_WORKER.flush(), timeout=FLUSH_TIMEOUT_S)
     close = getattr(litellm, "close_litellm_async_clients", None)
     if close is not None:
         await close()

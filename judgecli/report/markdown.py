@@ -36,10 +36,16 @@ from judgecli.report.decision import (
 from judgecli.report.refine import refine_line, refine_sections
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.compare import Delta
+from judgecli.summary.facts import Usage
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.refine import RefineSummary
 from judgecli.summary.run import RunSummary
 from judgecli.summary.score import ScoreSummary
+
+
+def batch_calls(usage: Usage) -> str:
+    """`, 54 by batch` when a provider batch answered calls (--batch), else nothing."""
+    return f", {usage.batched} by batch" if usage.batched else ""
 
 
 def title_of(s: RunSummary) -> str:
@@ -265,7 +271,7 @@ def common_sections(s: RunSummary) -> list[Section]:
             "usage",
             ["measure", "value"],
             [
-                ("calls", f"{u.calls} ({u.retries} retries, {u.cached} cached)"),
+                ("calls", f"{u.calls} ({u.retries} retries, {u.cached} cached{batch_calls(u)})"),
                 ("tokens", f"{u.prompt_tokens:,} in / {u.completion_tokens:,} out"),
                 ("cost", money(u.cost_usd)),
                 (

@@ -78,6 +78,8 @@ class Calls(Part):
     calls: int = 0
     cached: int = 0
     retries: int = 0
+    batched: int = 0
+    """Of the calls, how many a provider batch answered (--batch), at batch prices."""
 
 
 class Usage(Tokens, Calls):
@@ -355,6 +357,7 @@ def usage_of(results: list[CaseResult]) -> Usage:
             usage.calls += j.attempts
             usage.retries += j.retries
             usage.cached += j.cached
+            usage.batched += j.batched or 0
             usage.add_tokens(j)
             if j.attempts and not j.cached:
                 latencies.append(j.latency_s / j.attempts)

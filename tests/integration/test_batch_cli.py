@@ -78,7 +78,10 @@ def test_a_batch_run_ends_where_the_online_run_ends(
     # Every verdict, number and gate is the online run's; only the price is the batch's.
     online_cost = expected["usage"].pop("cost_usd")
     assert got["usage"].pop("cost_usd") == pytest.approx(online_cost / 2)
+    assert (got["usage"].pop("batched"), expected["usage"].pop("batched")) == (60, 0)
     assert got == expected
+    report = (tmp_path / "b" / "report.md").read_text(encoding="utf-8")
+    assert "60 (0 retries, 0 cached, 60 by batch)" in report
     winners = {k: v["winner"] for k, v in results_by_id(tmp_path / "b").items()}
     assert winners == {k: v["winner"] for k, v in results_by_id(tmp_path / "online").items()}
 
@@ -100,6 +103,8 @@ def test_failed_lines_are_asked_again_online(start_server, run_cli, tmp_path: Pa
         r.body["messages"][-1]["content"] for r in failed
     )
     assert done.summary["n_ok"] == 30
+    assert done.summary["usage"]["batched"] == 48
+    assert done.summary["usage"]["calls"] == 60
 
 
 def test_an_expired_batch_is_finished_online(start_server, run_cli, tmp_path: Path) -> None:

@@ -258,6 +258,7 @@ def test_a_judgement_keeps_its_results_jsonl_key_order():
         "attempts",
         "retries",
         "cached",
+        "batched",
     ]
 
 
@@ -276,6 +277,7 @@ def test_summary_usage_and_tier_keys_keep_their_order(pointwise_rubric):
         "calls",
         "cached",
         "retries",
+        "batched",
         *TOKEN_KEYS,
         "latency_p50_s",
         "latency_p95_s",
@@ -327,4 +329,5 @@ def test_a_cached_reply_is_stored_text_first():
         "finish_reason",
         "reasoning",
         "format_mode",
+        "batched",
     ]
