@@ -1,6 +1,6 @@
 """A --batch run's record of its batches (batch.json), the replies its collected batches
 hold (batch-<id>.jsonl), and the judge client that answers from them first. The read side
-of `batching`, which the judging spine (run.judge_all) uses on every resumed run.
+of `batching`, which the judging spine (judging.judge_all) uses on every resumed run.
 """
 
 from __future__ import annotations

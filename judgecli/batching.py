@@ -42,7 +42,8 @@ from judgecli.judge.cached import CachedJudge
 from judgecli.judge.client import JudgeClient, JudgeReply, JudgeRequest, LiteLLMClient
 from judgecli.judge.failures import describe
 from judgecli.judge.provider import check_endpoints, close_clients, import_litellm
-from judgecli.run import make_client, now_iso, open_run
+from judgecli.judging import make_client
+from judgecli.run import now_iso, open_run
 from judgecli.runner import run_sync
 from judgecli.store import BATCH_INFO, RunStore, read_run_info
 from judgecli.store.cache import ReplyCache

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from judgecli.errors import ConfigError
 from judgecli.flags import JudgeFlags, flag_fields
+from judgecli.scale_flags import check_scale_out, parse_workers
 from judgecli.shard import Shard, parse_shard
 
 if TYPE_CHECKING:
@@ -288,42 +289,6 @@ def build_run_config(
         shard=parse_shard(flags.shard, os.environ) if flags.shard else None,
         **given_settings(flags, rubric),
     )
-
-
-def parse_workers(text: str) -> int:
-    """`--workers 4`, or `--workers auto` (one per core this process may use)."""
-    value = text.strip().lower()
-    if value == "auto":
-        return (
-            len(os.sched_getaffinity(0))
-            if hasattr(os, "sched_getaffinity")
-            else (os.cpu_count() or 1)
-        )
-    if not value.isdigit() or int(value) < 1:
-        raise ConfigError(
-            f"--workers {text!r} is not a number of processes or auto", hint="e.g. --workers 2"
-        )
-    return int(value)
-
-
-def check_scale_out(flags: JudgeFlags) -> None:
-    """Refuse the scale-out flags where they cannot work."""
-    if flags.batch and flags.screen is not None:
-        raise ConfigError(
-            "--batch cannot run a cascade (--screen): which cases escalate is known only "
-            "once the screen's batch is back",
-            hint="drop --screen, or judge the cascade online without --batch",
-        )
-    if flags.batch and flags.resume is not None:
-        raise ConfigError(
-            "--batch and --resume: a submitted batch run is finished with judge collect RUN",
-            hint="judge collect RUN [--wait]",
-        )
-    if flags.batch and flags.workers not in (None, "1"):
-        raise ConfigError(
-            "--batch with --workers: a batch run sends no calls of its own to share out",
-            hint="drop --workers",
-        )
 
 
 def given_settings(flags: JudgeFlags, rubric: Rubric) -> dict[str, Any]:

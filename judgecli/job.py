@@ -19,9 +19,10 @@ from judgecli.cascade import Grader, plan_cascade, recorded_rule, summarize_tier
 from judgecli.config import DEFAULT_MAX_FAILURES, FailureLimit, RunConfig
 from judgecli.gate import GateSpec, evaluate_gate
 from judgecli.grading import GradingPlan
+from judgecli.judging import HasId, judge_all
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
-from judgecli.run import HasId, judge_all, now_iso, write_reports
+from judgecli.run import now_iso, write_reports
 from judgecli.sequential import Follower, SequentialGate, follow, sequential_summary
 from judgecli.stats.sequential import Decision
 from judgecli.store import (

@@ -74,17 +74,17 @@ def judge_config(command: str, rubric: Rubric, flags: JudgeFlags) -> RunConfig:
 def decision_inputs(
     gate: GateSpec,
     rubric: Rubric,
+    config: RunConfig,
     *,
     sequential: bool,
     labels: Path | None,
     fdr: bool,
-    seed: int,
     cases: Path,
-    field_map: dict[str, str],
 ) -> Deciding:
-    """Check the gate flags together (exit 2 before any call: --on corrected without
-    labels, a sequence without its one bar, labels of no case in `cases`) and read them.
-    `--on sequential` is --sequential said the gate's way.
+    """Check the gate flags together, and with the run's (exit 2 before any call: --on
+    corrected without labels, a sequence without its one bar or on a shard or a batch,
+    labels of no case in `cases`) and read them. `--on sequential` is --sequential said
+    the gate's way.
     """
     from judgecli.calibrate import dataset_ids
     from judgecli.corrected import check_corrected_gate, read_human_labels
@@ -95,11 +95,12 @@ def decision_inputs(
     check_corrected_gate(gate, labels)
     follow = None
     if sequential or gate.on is GateOn.SEQUENTIAL:
-        follow = plan_sequential(gate, rubric, seed=seed)
+        check_sequential_fits(config)
+        follow = plan_sequential(gate, rubric, seed=config.seed)
         gate = replace(gate, on=GateOn.SEQUENTIAL)
     human = None
     if labels is not None:
-        human = read_human_labels(labels, rubric, dataset_ids(cases, field_map), cases)
+        human = read_human_labels(labels, rubric, dataset_ids(cases, config.field_map), cases)
     return Deciding(
         gate=gate,
         sequential=follow,
@@ -108,20 +109,20 @@ def decision_inputs(
     )
 
 
-def check_sequential_fits(config: RunConfig, *, sequential: bool) -> None:
+def check_sequential_fits(config: RunConfig) -> None:
     """--sequential stops once the run's evidence decides, so it cannot follow a shard
     (one machine's part of the evidence) or a batch (every call submitted at once).
     """
     from judgecli.errors import ConfigError
 
-    if sequential and config.shard is not None:
+    if config.shard is not None:
         raise ConfigError(
             "--sequential with --shard: a shard's cases are only part of the evidence the "
             "sequential gate follows",
             hint="run the sequential gate on one machine (with --workers for more CPU), or "
             "shard a fixed-size run and gate the merged run",
         )
-    if sequential and config.batch:
+    if config.batch:
         raise ConfigError(
             "--sequential with --batch: a batch submits every call at once, so there is "
             "nothing to stop early",

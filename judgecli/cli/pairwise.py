@@ -58,7 +58,6 @@ def pairwise_command(
     """Compare NEW against OLD, case by case (joined on id), with a pairwise rubric."""
     from judgecli import pairwise
     from judgecli.cli.inputs import (
-        check_sequential_fits,
         decision_inputs,
         judge_config,
         named_rubric,
@@ -76,16 +75,8 @@ def pairwise_command(
         on=GateOn(on),
     )
     config = judge_config("pairwise", loaded, flags)
-    check_sequential_fits(config, sequential=sequential)
     decides = decision_inputs(
-        gate,
-        loaded,
-        sequential=sequential,
-        labels=labels,
-        fdr=fdr,
-        seed=flags.seed,
-        cases=old,
-        field_map=config.field_map,
+        gate, loaded, config, sequential=sequential, labels=labels, fdr=fdr, cases=old
     )
     scan = scan_pairs(
         old,

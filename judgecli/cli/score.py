@@ -45,7 +45,6 @@ def score_command(
     # Imported here so `judge --help` stays fast (numpy, pydantic models, rich.progress).
     from judgecli import score
     from judgecli.cli.inputs import (
-        check_sequential_fits,
         decision_inputs,
         judge_config,
         named_rubric,
@@ -58,16 +57,8 @@ def score_command(
     gate = GateSpec(min_pass_rate=min_pass_rate, min_mean=min_mean, on=GateOn(on))
     score.check_gate(gate, loaded)
     config = judge_config("score", loaded, flags)
-    check_sequential_fits(config, sequential=sequential)
     decides = decision_inputs(
-        gate,
-        loaded,
-        sequential=sequential,
-        labels=labels,
-        fdr=fdr,
-        seed=flags.seed,
-        cases=dataset,
-        field_map=config.field_map,
+        gate, loaded, config, sequential=sequential, labels=labels, fdr=fdr, cases=dataset
     )
     scan = scan_dataset(
         dataset,

@@ -155,11 +155,6 @@ class BatchApi:
         self.settings = settings
         self._price = batch_price(litellm, settings)
 
-    @property
-    def priced(self) -> bool:
-        """Whether a batch price is known (else costs count as 0)."""
-        return self._price is not None
-
     def _where(self) -> dict[str, Any]:
         where: dict[str, Any] = {"custom_llm_provider": "openai"}
         if self.settings.api_base:

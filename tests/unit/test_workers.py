@@ -31,8 +31,8 @@ from judgecli.errors import (
     TooManyFailuresError,
 )
 from judgecli.judge.formats import FormatMode
+from judgecli.judging import ended_warnings, merged_formats
 from judgecli.result import CaseResult, CaseStatus
-from judgecli.run import ended_warnings, merged_formats
 from judgecli.runner import ResultSink
 from judgecli.workers import (
     Parent,

@@ -1,0 +1,292 @@
+"""Judging a run's items: build the judge client under the run's limits (behind the reply
+cache, and a collected batch's replies), grade every item the run does not hold yet, in
+this process or in --workers processes, and stop as the failure limit, the budget or a
+sequential gate says. The run directory itself is `run`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from judgecli.batch_record import BatchReplies, read_batch_replies
+from judgecli.config import RunConfig, cache_dir, secret_values
+from judgecli.errors import (
+    BudgetExceededError,
+    InputError,
+    JudgeUnavailableError,
+    RunIncompleteError,
+    TooManyFailuresError,
+)
+from judgecli.judge.budget import BudgetGuard
+from judgecli.judge.cached import CachedJudge
+from judgecli.judge.client import JudgeClient, LiteLLMClient
+from judgecli.judge.formats import FormatMode
+from judgecli.judge.limits import Limits
+from judgecli.judge.provider import check_endpoints, import_litellm, warm_up
+from judgecli.result import CaseResult
+from judgecli.rubric import Rubric
+from judgecli.run import (
+    WARNINGS_KEY,
+    open_run,
+    record_formats,
+    recorded_formats,
+)
+from judgecli.runner import ResultSink, run_cases, run_sync
+from judgecli.shard import shard_of
+from judgecli.store import RUN_INFO, RunStore
+from judgecli.store.cache import ReplyCache
+from judgecli.workers import ShareEnd, run_workers, worker_config
+
+
+def make_client(
+    config: RunConfig, *, spent_usd: float = 0.0, formats: dict[str, FormatMode] | None = None
+) -> LiteLLMClient:
+    """The LiteLLM-backed judge client under the run's limits (call inside the event loop)."""
+    limits = Limits(concurrency=config.concurrency, rpm=config.rpm, tpm=config.tpm)
+    budget = None if config.max_cost is None else BudgetGuard(config.max_cost, spent_usd=spent_usd)
+    return LiteLLMClient(
+        config.all_models,
+        limits,
+        max_retries=config.max_retries,
+        timeout_s=config.timeout_s,
+        budget=budget,
+        secrets=secret_values(config.all_models),
+        formats=formats,
+    )
+
+
+class HasId(Protocol):
+    """A case or a pair: something with an id."""
+
+    @property
+    def id(self) -> str:
+        """The case id."""
+        ...
+
+
+ItemT = TypeVar("ItemT", bound=HasId)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Items judged into a run directory, and what the judging warned of."""
+
+    run_dir: Path
+    warnings: list[str]
+
+
+def judge_all(
+    config: RunConfig,
+    rubric: Rubric,
+    items: Iterable[ItemT],
+    grade: Callable[[JudgeClient, ItemT], Awaitable[CaseResult]],
+    *,
+    argv: list[str],
+    on_result: Callable[[CaseResult], None],
+    total: int | None = None,
+    done: Callable[[], bool] | None = None,
+) -> Judged:
+    """Open (or reopen) the run directory, grade every item not judged yet under the run's
+    limits, and close the results.
+
+    Before the first call each judge is checked as far as LiteLLM can without the network
+    (provider, API key, a price under --max-cost); a failed check leaves no new run
+    directory. Calls go through the reply cache unless --no-cache; the real client is only
+    built on the first cache miss.
+    With `total` (the run's case count) the run stops as soon as more cases have failed
+    than --max-failures allows; with `done` (a sequential gate), as soon as it says the
+    run has decided. Unpriced models and response-format steps are warned of.
+    """
+    warnings: list[str] = []
+
+    # What LiteLLM can check without the network is checked before the first call: at
+    # once when that call is certain (no cache) or --force would delete the old run first;
+    # else at the first cache miss, so a fully cached re-run never imports LiteLLM (~3 s),
+    # and a failed check discards the new run directory (nothing was called).
+    def preflight() -> None:
+        check_endpoints(config.all_models, priced=config.max_cost is not None)
+
+    eager = config.force or not config.use_cache
+    if eager:
+        preflight()
+    store, previous, info = open_run(config, rubric, argv)
+    todo: Iterable[ItemT] = (item for item in items if item.id not in previous.done)
+    if config.conclude_only:
+        todo = nothing_left(todo, store)
+    formats = recorded_formats(previous.info)
+    # A --batch run being collected: the replies its batches brought are answered first.
+    batched = read_batch_replies(store.path) if config.resume else {}
+
+    def judge_share(
+        share: RunConfig,
+        share_items: Iterable[ItemT],
+        sink: ResultSink,
+        end: ShareEnd,
+        **stops: Any,
+    ) -> None:
+        """Judge items under `share`'s limits into `sink` (the whole run's, or a worker's);
+        `end` learns the warnings and response formats, also when a stop is raised.
+        """
+        built: list[LiteLLMClient] = []
+
+        def real_client() -> LiteLLMClient:
+            if not eager:
+                preflight()
+            spent = previous.spent_usd / config.workers
+            built.append(make_client(share, spent_usd=spent, formats=formats))
+            return built[0]
+
+        async def main() -> None:
+            cache = ReplyCache(cache_dir()) if config.use_cache else None
+            client: JudgeClient = (
+                CachedJudge(real_client, cache, config.all_models) if cache else real_client()
+            )
+            if batched:
+                client = BatchReplies(dict(batched), client, config.all_models)
+            try:
+
+                async def one(item: ItemT) -> CaseResult:
+                    return await grade(client, item)
+
+                await run_cases(share_items, one, concurrency=share.concurrency, sink=sink, **stops)
+            finally:
+                if built:
+                    await built[0].aclose()
+                    end.warnings.extend(built[0].ladder.steps)
+                    end.unpriced.extend(built[0].unpriced_models())
+                    end.formats.update(built[0].ladder.modes)
+                if cache is not None:
+                    cache.close()
+
+        run_sync(main())
+
+    class Events:
+        def case_done(self, result: CaseResult) -> None:
+            on_result(result)
+
+    allowed = None if total is None else config.max_failures.allowed(total)
+    ends: list[ShareEnd] = []
+    try:
+        if config.workers == 1:
+            ends.append(ShareEnd())
+            judge_share(
+                config,
+                todo,
+                store,
+                ends[0],
+                events=Events(),
+                failures_allowed=allowed,
+                failed_before=previous.failed,
+                done=done,
+            )
+        else:
+            share = worker_config(config, config.workers)
+            # Imported once here rather than in every worker (~3 s each): a fork shares the
+            # loaded module, and importing it starts no thread a fork could lose.
+            import_litellm()
+            warm_up()
+            if config.use_cache:
+                ReplyCache(cache_dir()).close()  # made once, in WAL mode, before they open it
+
+            def judge_worker(
+                index: int, sink: ResultSink, stop: Callable[[], bool], end: ShareEnd
+            ) -> None:
+                mine = (item for item in todo if shard_of(item.id, config.workers) == index)
+                judge_share(share, mine, sink, end, events=NoEvents(), done=stop)
+
+            ends = run_workers(
+                config.workers,
+                judge_worker,
+                sink=store,
+                on_result=on_result,
+                failures_allowed=allowed,
+                failed_before=previous.failed,
+                done=done,
+            )
+    except InputError:
+        if store.created:
+            store.discard()
+        raise
+    except TooManyFailuresError:
+        # Not an error to report bare: the run is summarised and marked incomplete
+        # (job.conclude), so the report shows which cases failed and why.
+        pass
+    except RunIncompleteError as err:
+        err.hint = resume_hint(err, store.path)
+        raise
+    finally:
+        # Kept in run.json, so that a resumed or merged run still warns of what an earlier
+        # session's calls found (a format step, an unpriced model).
+        warnings.extend(dict.fromkeys([*info.get(WARNINGS_KEY, []), *ended_warnings(ends)]))
+        # (Unless a failed first call discarded the new run: then there is none to update.)
+        if ends and (store.path / RUN_INFO).exists():
+            info = record_formats(info, merged_formats(ends)) | {WARNINGS_KEY: warnings}
+            store.write_json(RUN_INFO, info)
+        store.close()
+    return Judged(run_dir=store.path, warnings=warnings)
+
+
+class NoEvents:
+    """A worker reports nothing itself: its results reach the parent's progress."""
+
+    def case_done(self, result: CaseResult) -> None:
+        """Nothing to draw here."""
+
+
+def nothing_left(todo: Iterable[ItemT], store: RunStore) -> Iterable[ItemT]:
+    """--conclude-only (judge merge): the run must hold a result for every case, since
+    nothing may be judged; InputError naming the first case without one.
+    """
+    left = [item.id for item in todo]
+    if left:
+        store.close()
+        raise InputError(
+            f"{len(left)} case(s) of the dataset have no result in the merged runs, e.g. "
+            f"{left[0]!r}",
+            hint="the dataset changed since the shards ran, or a shard's run is missing or "
+            "incomplete: finish it (judge resume SHARD_RUN) and merge again",
+        )
+    return ()
+
+
+def merged_formats(ends: Sequence[ShareEnd]) -> dict[str, str]:
+    """The response format each judge ended with, over every worker (each steps down on
+    its own; the lowest step any took is the one a resume starts from).
+    """
+    order = [mode.value for mode in FormatMode]
+    modes: dict[str, str] = {}
+    for end in ends:
+        for model, mode in end.formats.items():
+            known = modes.get(model)
+            if known is None or order.index(mode) > order.index(known):
+                modes[model] = mode
+    return modes
+
+
+def ended_warnings(ends: Sequence[ShareEnd]) -> list[str]:
+    """What the judging warned of (format steps, unpriced models), once each."""
+    steps = [step for end in ends for step in end.warnings]
+    unpriced = [model for end in ends for model in end.unpriced]
+    return list(
+        dict.fromkeys(
+            [
+                *steps,
+                *(
+                    f"{name}: no price known, cost counts as 0 (set --price IN,OUT per 1M tokens)"
+                    for name in unpriced
+                ),
+            ]
+        )
+    )
+
+
+def resume_hint(err: RunIncompleteError, run_dir: Path) -> str:
+    """How to continue a run that stopped with `err`."""
+    if isinstance(err, BudgetExceededError):
+        return f"continue with: judge resume {run_dir} --max-cost USD (higher)"
+    if isinstance(err, JudgeUnavailableError) and err.hint:
+        return f"{err.hint}; then continue with: judge resume {run_dir}"
+    return f"continue with: judge resume {run_dir}"
