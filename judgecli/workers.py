@@ -15,13 +15,18 @@ not rebuilt from the command line.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import queue
 import signal
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from multiprocessing import connection
+from multiprocessing.connection import Connection
 from types import FrameType
 from typing import Any
 
@@ -31,7 +36,8 @@ from judgecli.errors import JudgeError, RunIncompleteError, RunInterruptedError
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.runner import ResultSink, Terminated, sigterm_as_interrupt
 
-# How long the parent waits on the workers' queue before it looks whether one died.
+# How long the parent waits on the workers' pipes at a time: a signal that another thread
+# of the parent took is handled by the main thread only once the wait ends.
 POLL_S = 0.2
 # After an interrupt: how long finished cases still in the queue are collected.
 DRAIN_S = 5.0
@@ -122,18 +128,60 @@ JudgeShare = Callable[[int, ResultSink, Callable[[], bool], ShareEnd], None]
 run is done; fills the ShareEnd (also when it raises)."""
 
 
-class QueueSink:
-    """A worker's results go to the parent, which alone writes results.jsonl."""
+class StopFlag:
+    """The parent's word to stop taking cases: one byte of shared memory and no lock.
 
-    def __init__(self, results: Any) -> None:
-        self._results = results
+    Not a multiprocessing.Event: it has a lock, and a worker killed while holding it (by
+    SIGKILL, the out-of-memory killer) would hang every other process that looks at it.
+    """
+
+    def __init__(self, context: Any) -> None:
+        self._value = context.RawValue("b", 0)
+
+    def set(self) -> None:
+        """Stop every worker from taking new cases."""
+        self._value.value = 1
+
+    def is_set(self) -> bool:
+        """Whether the parent said stop."""
+        return bool(self._value.value)
+
+
+class Outbox:
+    """A worker's messages to the parent, over a pipe of its own. Not a shared
+    multiprocessing.Queue: its writers share a lock, and a worker killed while holding it
+    would hang the others for ever. A pipe of its own can only close, and the parent reads
+    its end as the worker's death. Messages are written by a thread of their own: a signal
+    only ever interrupts the main thread, so none can cut a message in half.
+    """
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self._messages: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
+        self._sender = threading.Thread(target=self._send_all, name="judge-outbox", daemon=True)
+        self._sender.start()
 
     def append_result(self, result: CaseResult) -> None:
         """Send one finished case."""
-        self._results.put(("result", result.model_dump_json(exclude_none=True)))
+        self._messages.put(("result", result.model_dump_json(exclude_none=True)))
+
+    def close(self, index: int, end: ShareEnd) -> None:
+        """Send how worker `index` ended, once every result before it is out."""
+        self._messages.put(("end", index, end))
+        self._messages.put(None)
+        self._sender.join()
+        self.connection.close()
+
+    def _send_all(self) -> None:
+        """The sender thread: write each message whole, in order, until the last."""
+        while (message := self._messages.get()) is not None:
+            try:
+                self.connection.send(message)
+            except OSError:  # the parent is gone: nobody is left to tell
+                return
 
 
-def work(judge_share: JudgeShare, index: int, results: Any, stop: Any) -> None:
+def work(judge_share: JudgeShare, index: int, connection: Connection, stop: StopFlag) -> None:
     """A worker process: judge its share, then say how it ended (always, even on a crash:
     the parent waits for every worker's end).
     """
@@ -141,19 +189,19 @@ def work(judge_share: JudgeShare, index: int, results: Any, stop: Any) -> None:
     # sys.stderr at the fork would otherwise hang this process's first warning.
     sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115 - lives as long as the process
     sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
-    # A signal must never kill this process by its default action: that could cut a
-    # message to the parent in half, and the parent would wait for its rest for ever. So
-    # SIGTERM interrupts like Ctrl-C here too, and both wait while the end is sent.
+    # SIGTERM interrupts like Ctrl-C here too: the worker ends its share as an interrupted
+    # run does, and says so.
     signal.signal(signal.SIGTERM, interrupt)
+    outbox = Outbox(connection)
     end = ShareEnd()
     try:
-        judge_share(index, QueueSink(results), stop.is_set, end)
+        judge_share(index, outbox, stop.is_set, end)
     except BaseException as error:  # noqa: BLE001 - carried to the parent, which raises it
         end.stop = Stop.of(error)
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
-    results.put(("end", index, end))
-    results.close()
-    results.join_thread()
+    # Ending anyway: a signal now could only stop the end from being said.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    outbox.close(index, end)
 
 
 def interrupt(signum: int, frame: FrameType | None) -> None:
@@ -218,8 +266,7 @@ def run_workers(
     RunInterruptedError after the cases they finished are written.
     """
     context = multiprocessing.get_context("fork")
-    results = context.Queue()
-    stop = context.Event()
+    stop = StopFlag(context)
     parent = Parent(
         sink=sink,
         on_result=on_result,
@@ -227,77 +274,106 @@ def run_workers(
         failed=failed_before,
         done=done or (lambda: False),
     )
-    processes = [
-        context.Process(target=work, args=(judge_share, index, results, stop), daemon=True)
-        for index in range(count)
-    ]
-    for process in processes:
-        process.start()
+    workers = [start_worker(context, judge_share, index, count, stop) for index in range(count)]
     # SIGTERM interrupts like Ctrl-C throughout, the shutdown included: a second signal
     # while the workers are being stopped must not kill this process before it has written
     # what they finished.
     with sigterm_as_interrupt():
         try:
-            wait_for_ends(processes, results, stop, parent)
+            read_until_ended(workers, stop, parent)
         except (KeyboardInterrupt, Terminated) as interrupt:
             stop.set()
-            for process in processes:
-                process.terminate()  # SIGTERM: a worker ends like an interrupted run
-            drain(processes, results, stop, parent)
+            for worker in workers:
+                worker.process.terminate()  # SIGTERM: a worker ends like an interrupted run
+            drain(workers, stop, parent)
             raise RunInterruptedError(
                 ("stopped by SIGTERM" if isinstance(interrupt, Terminated) else "interrupted")
                 + ": finished cases are saved in results.jsonl"
             ) from None
         finally:
-            end_all(processes)
+            end_all(workers)
     if parent.stops:
         raise parent.stops[0]
     return [parent.ends[index] for index in range(count)]
 
 
-def end_all(processes: list[Any]) -> None:
+@dataclass(frozen=True)
+class Worker:
+    """A worker process and the parent's end of its pipe."""
+
+    index: int
+    count: int
+    process: Any
+    inbox: Connection
+
+    def died(self) -> ShareEnd:
+        """The end of a worker whose pipe closed before it said how it ended."""
+        self.process.join(timeout=DRAIN_S)  # its exit code, once it is reaped
+        return ShareEnd(
+            stop=Stop(
+                "RunIncompleteError",
+                f"worker {self.index} of {self.count} died (exit code "
+                f"{self.process.exitcode}); the cases it had sent are saved",
+                hint="continue with: judge resume RUN_DIR",
+            )
+        )
+
+
+def start_worker(
+    context: Any, judge_share: JudgeShare, index: int, count: int, stop: StopFlag
+) -> Worker:
+    """Fork worker `index` of `count` with a pipe of its own to this process."""
+    inbox, outbox = context.Pipe(duplex=False)
+    process = context.Process(
+        target=work, args=(judge_share, index, outbox, stop), daemon=True, name=f"judge-{index}"
+    )
+    process.start()
+    # The worker holds the only writing end now, so its death closes the pipe. (Closed here
+    # before the next fork, so that no other worker inherits it either.)
+    outbox.close()
+    return Worker(index=index, count=count, process=process, inbox=inbox)
+
+
+def read_until_ended(
+    workers: list[Worker], stop: StopFlag, parent: Parent, *, within: float | None = None
+) -> None:
+    """Take the workers' messages until each has said how it ended (or `within` seconds
+    have passed); a worker whose pipe closes first (killed, out of memory) stops the run.
+    """
+    deadline = None if within is None else time.monotonic() + within
+    open_ = {worker.inbox: worker for worker in workers if worker.index not in parent.ends}
+    while open_:
+        if deadline is not None and time.monotonic() > deadline:
+            return
+        # A timeout, so that a signal another thread of this process took is handled soon.
+        for inbox in connection.wait(list(open_), timeout=POLL_S):
+            worker = open_[inbox]  # type: ignore[index]
+            try:
+                message = worker.inbox.recv()
+            except (EOFError, OSError):  # closed, maybe mid-message: it died
+                message = ("end", worker.index, worker.died())
+            parent.take(message, stop)
+            if message[0] == "end":
+                del open_[inbox]  # type: ignore[arg-type]
+                worker.inbox.close()
+
+
+def drain(workers: list[Worker], stop: StopFlag, parent: Parent) -> None:
+    """After an interrupt: write the cases the workers finished before they ended."""
+    with contextlib.suppress(KeyboardInterrupt, Terminated):
+        read_until_ended(workers, stop, parent, within=DRAIN_S)
+
+
+def end_all(workers: list[Worker]) -> None:
     """Wait a little for every worker to exit, then kill what is left (also when a second
     interrupt cuts the wait short).
     """
     try:
-        for process in processes:
-            process.join(timeout=DRAIN_S)
+        for worker in workers:
+            worker.process.join(timeout=DRAIN_S)
     except (KeyboardInterrupt, Terminated):
         pass
-    for process in processes:
-        if process.is_alive():
-            process.kill()
-
-
-def wait_for_ends(processes: list[Any], results: Any, stop: Any, parent: Parent) -> None:
-    """Take the workers' messages until each has said how it ended; a worker that died
-    without saying so (killed, out of memory) stops the run.
-    """
-    while len(parent.ends) < len(processes):
-        try:
-            parent.take(results.get(timeout=POLL_S), stop)
-        except queue.Empty:
-            for index, process in enumerate(processes):
-                if index in parent.ends or process.exitcode is None:
-                    continue
-                # Its last messages may still be in the pipe: look once more first.
-                try:
-                    parent.take(results.get(timeout=POLL_S), stop)
-                except queue.Empty:
-                    died = Stop(
-                        "RunIncompleteError",
-                        f"worker {index} of {len(processes)} died (exit code "
-                        f"{process.exitcode}); the cases it had sent are saved",
-                        hint="continue with: judge resume RUN_DIR",
-                    )
-                    parent.take(("end", index, ShareEnd(stop=died)), stop)
-                break
-
-
-def drain(processes: list[Any], results: Any, stop: Any, parent: Parent) -> None:
-    """After an interrupt: write the cases the workers finished before they ended."""
-    try:
-        while len(parent.ends) < len(processes):
-            parent.take(results.get(timeout=DRAIN_S), stop)
-    except (queue.Empty, KeyboardInterrupt, Terminated):
-        pass
+    for worker in workers:
+        if worker.process.is_alive():
+            worker.process.kill()
+        worker.inbox.close()

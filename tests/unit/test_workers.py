@@ -6,8 +6,11 @@ the workers wait on the parent's stop event, never on the clock.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import pickle
+import signal
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -35,8 +38,8 @@ from judgecli.judging import ended_warnings, merged_formats
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.runner import ResultSink
 from judgecli.workers import (
+    Outbox,
     Parent,
-    QueueSink,
     ShareEnd,
     Stop,
     describe_shares,
@@ -134,7 +137,7 @@ JUDGE_ERRORS = [
 @pytest.mark.parametrize("error", JUDGE_ERRORS, ids=lambda e: type(e).__name__)
 def test_an_error_of_ours_crosses_to_the_parent_as_itself(error):
     stop = Stop.of(error)
-    carried = pickle.loads(pickle.dumps(ShareEnd(stop=stop)))  # as a queue sends it
+    carried = pickle.loads(pickle.dumps(ShareEnd(stop=stop)))  # as the pipe sends it
     again = carried.stop.error()
     assert type(again) is type(error)
     assert (again.message, again.hint, str(again)) == (error.message, error.hint, str(error))
@@ -265,20 +268,27 @@ def test_a_worker_ending_with_an_error_stops_the_others():
     assert set(keeper.ends) == {0, 1}
 
 
-def test_a_worker_result_crosses_the_queue_unchanged():
-    class Queue:
-        def __init__(self) -> None:
-            self.items: list[tuple[str, str]] = []
-
-        def put(self, item: tuple[str, str]) -> None:
-            self.items.append(pickle.loads(pickle.dumps(item)))
-
-    queue = Queue()
+def test_a_worker_result_and_its_end_cross_the_pipe_unchanged_and_in_order():
+    inbox, outbox = multiprocessing.Pipe(duplex=False)
     case = result("x", ok=False).model_copy(update={"criteria": {"clarity": 2.0}})
-    QueueSink(queue).append_result(case)
+    sender = Outbox(outbox)
+    sender.append_result(case)
+    sender.close(1, ShareEnd(warnings=["w"]))
     keeper, seen = parent()
-    keeper.take(queue.items[0], threading.Event())
+    keeper.take(inbox.recv(), threading.Event())
+    keeper.take(inbox.recv(), threading.Event())
     assert seen == [case]
+    assert keeper.ends == {1: ShareEnd(warnings=["w"])}
+    with pytest.raises(EOFError):  # the worker's end closed the pipe
+        inbox.recv()
+
+
+def test_an_outbox_whose_parent_is_gone_still_closes():
+    inbox, outbox = multiprocessing.Pipe(duplex=False)
+    inbox.close()
+    sender = Outbox(outbox)
+    sender.append_result(result("lost"))
+    sender.close(0, ShareEnd())  # returns: nobody is left to tell
 
 
 # --- run_workers, with forked stand-in shares ---------------------------------------------
@@ -390,6 +400,46 @@ def test_a_worker_that_dies_without_a_word_stops_the_run():
         run_workers(2, share, sink=sink, on_result=lambda r: None)
     assert info.value.hint == "continue with: judge resume RUN_DIR"
     assert [r.id for r in sink.results] == ["kept"]  # the other worker's, written
+
+
+def test_a_worker_killed_in_the_middle_of_a_message_stops_the_run():
+    # The start of a message that promises 1,000 bytes, 10 of them written, then SIGKILL:
+    # the parent must not wait for the rest.
+    def share(index: int, sink: ResultSink, should_stop: Callable[[], bool], end: ShareEnd):
+        if index == 0:
+            assert isinstance(sink, Outbox)
+            os.write(sink.connection.fileno(), struct.pack("!i", 1000) + b"x" * 10)
+            os.kill(os.getpid(), signal.SIGKILL)
+        sink.append_result(result("kept"))
+        wait_for(should_stop)
+
+    sink = ListSink()
+    with pytest.raises(RunIncompleteError, match=r"worker 0 of 2 died \(exit code -9\)"):
+        run_workers(2, share, sink=sink, on_result=lambda r: None)
+    assert [r.id for r in sink.results] == ["kept"]
+
+
+@pytest.mark.parametrize("sent_first", range(1, 241, 8))
+def test_a_worker_killed_while_both_send_never_hangs_the_other_or_the_parent(sent_first):
+    # Both workers send as fast as they can, and one is killed among its messages (in CI, a
+    # worker killed while it held a shared queue's lock hung the run for good). The other
+    # must still hear the stop and end, and the parent must see both ends.
+    both_sending = multiprocessing.get_context("fork").Barrier(2)
+
+    def share(index: int, sink: ResultSink, should_stop: Callable[[], bool], end: ShareEnd):
+        both_sending.wait(timeout=WAIT_S)
+        for k in range(sent_first if index == 0 else 1_000_000):
+            if should_stop():
+                return
+            sink.append_result(result(f"{index}-{k}"))
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    sink = ListSink()
+    with pytest.raises(RunIncompleteError, match=r"worker 0 of 2 died \(exit code -9\)"):
+        run_workers(2, share, sink=sink, on_result=lambda r: None)
+    for index in (0, 1):  # whole and in order, maybe not all
+        sent = [r.id for r in sink.results if r.id.startswith(f"{index}-")]
+        assert sent == [f"{index}-{k}" for k in range(len(sent))]
 
 
 # --- merging the workers' ends ------------------------------------------------------------
