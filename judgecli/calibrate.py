@@ -135,6 +135,12 @@ def calibrate_results(
     an existing `out` over.
     """
     results = list(read_results(results_path))
+    if gate.on_repeats and not any(r.repeats for r in results):
+        raise InputError(
+            f"{results_path}: {' and '.join(gate.on_repeats)} need verdicts judged with "
+            "--repeats K, and these have one each",
+            hint="judge with --repeats 3 (and a temperature above 0), or drop the flag",
+        )
     space = LabelSpace.of(rubric) if rubric else LabelSpace(kind=infer_kind(results))
     labels = source.read(space, results=results_path)
     check_labels_match(labels, [r.id for r in results], source.path, results_path)

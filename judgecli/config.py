@@ -28,6 +28,8 @@ DEFAULT_CONCURRENCY = 16
 DEFAULT_MAX_RETRIES = 4
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_TEMPERATURE = 0.0
+# --repeats: more asks than this measure nothing new and multiply the bill.
+MAX_REPEATS = 100
 DEFAULT_MAX_TOKENS = 1024
 # Sent as the key to keyless OpenAI-compatible servers (vLLM, Ollama): the OpenAI client
 # refuses to send a request without one, and LiteLLM reports that as a retryable 5xx.
@@ -164,6 +166,8 @@ class RunConfig(BaseModel):
     strong judges a case escalates to."""
     escalate: str | None = None
     """Cascade: the --escalate rule as given (None: the rubric's default rule)."""
+    repeats: int = Field(default=1, ge=1, le=MAX_REPEATS)
+    """--repeats K: every judge asks every prompt K times, as independent samples."""
     workers: int = Field(default=1, ge=1)
     """--workers: processes that share the run's cases and its limits."""
     shard: Shard | None = None

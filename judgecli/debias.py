@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol
 
 from judgecli.result import Order, Winner
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.verdict import Position, Verdict
+from judgecli.verdict import Position
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,26 @@ def majority(labels: list[str]) -> str | None:
     return ranked[0][0]
 
 
-def combine_panel(rubric: Rubric, verdicts: list[Verdict]) -> PanelVerdict:
-    """Aggregate one case's verdicts (one per judge) under the rubric's rules."""
+class Graded(Protocol):
+    """A verdict on one prompt (a judge's Verdict), or one already combined (PanelVerdict)."""
+
+    @property
+    def score(self) -> float | None:
+        """Pointwise: the score."""
+
+    @property
+    def criteria(self) -> dict[str, float]:
+        """Pointwise: each criterion's score."""
+
+    @property
+    def choice(self) -> str | None:
+        """Binary: the choice."""
+
+
+def combine_panel(rubric: Rubric, verdicts: Sequence[Graded]) -> PanelVerdict:
+    """Aggregate one case's verdicts (one per judge; or, with --repeats, one per repeat)
+    under the rubric's rules: the mean score, the majority choice.
+    """
     if rubric.kind is RubricKind.BINARY:
         choice = majority([v.choice for v in verdicts if v.choice is not None])
         passed = None if choice is None else choice == rubric.passing_choice

@@ -132,6 +132,19 @@ class JudgeFlags:
         to="max_tokens",
         rubric=True,
     )
+    repeats: int | None = flag(
+        "--repeats",
+        env="JUDGE_REPEATS",
+        min=1,
+        max=100,
+        metavar="K",
+        panel=JUDGE,
+        show_default=False,
+        help="Ask every judge each prompt K times, as independent samples (each its own "
+        "cached reply): each case's verdict is their aggregate, and the run measures the "
+        "judge's stability. Use a temperature above 0. Default: 1.",
+        to="repeats",
+    )
     json_schema: bool | None = flag(
         "--json-schema/--no-json-schema",
         panel=JUDGE,
@@ -348,6 +361,8 @@ class JudgeFlags:
 # Flags some commands leave out: calibrate judges every labelled case with one judge tier.
 CASCADE_FLAGS = frozenset({"screen", "escalate", "screen_price"})
 SUBSET_FLAGS = frozenset({"limit", "sample"})
+# Refine judges each new answer to decide the next step: one verdict per answer.
+REPEAT_FLAGS = frozenset({"repeats"})
 # Flags of the commands whose cases are judged once each, from a dataset (score, pairwise):
 # a shard or a batch of calibrate's or refine's work has no merge or collect yet.
 SCALE_OUT_FLAGS = frozenset({"shard", "batch", "conclude_only"})

@@ -59,6 +59,10 @@ class GateSpec:
     min_kappa: float | None = None
     """Calibrate: quadratic-weighted κ for ordinal scales, Cohen's κ otherwise."""
     min_accuracy: float | None = None
+    min_stability: float | None = None
+    """--repeats: the share of cases whose K verdicts agree."""
+    min_pass_k: float | None = None
+    """Score with --repeats: the share of cases that pass in every one of the K repeats."""
     on: GateOn = GateOn.POINT
 
     @property
@@ -84,8 +88,16 @@ class GateSpec:
             self.min_consistency,
             self.min_kappa,
             self.min_accuracy,
+            self.min_stability,
+            self.min_pass_k,
         )
         return all(t is None for t in thresholds)
+
+    @property
+    def on_repeats(self) -> list[str]:
+        """The flags given that only a run with --repeats can be checked against."""
+        given = [("--min-stability", self.min_stability), ("--min-pass-k", self.min_pass_k)]
+        return [flag for flag, value in given if value is not None]
 
 
 def check(
@@ -169,6 +181,11 @@ def estimate(
     """
     if on in (GateOn.CORRECTED, GateOn.CORRECTED_LOWER_BOUND) and metric in CASE_MEANS:
         return corrected(summary, metric)
+    if metric is GateMetric.STABILITY:
+        return summary.stability, summary.stability_ci
+    if metric is GateMetric.PASS_K:
+        repeated = summary.self_consistency
+        return (repeated.pass_k, repeated.pass_k_ci) if repeated else (None, None)
     match summary:
         case PairwiseSummary():
             found = {
@@ -206,6 +223,8 @@ def evaluate_gate(summary: RunSummary, spec: GateSpec) -> GateResult | None:
         (GateMetric.CONSISTENCY, spec.min_consistency, True),
         (kappa, spec.min_kappa, True),
         (GateMetric.ACCURACY, spec.min_accuracy, True),
+        (GateMetric.STABILITY, spec.min_stability, True),
+        (GateMetric.PASS_K, spec.min_pass_k, True),
     ]
     checks = [
         sequential_check(summary, metric, threshold)
@@ -259,7 +278,14 @@ def plan_sequential(spec: GateSpec, rubric: Rubric, *, seed: int) -> SequentialG
     run with no such floor, or with other thresholds: stopping is decided by one number.
     """
     given = list(spec.floors.items())
-    others = (spec.max_loss_rate, spec.min_consistency, spec.min_kappa, spec.min_accuracy)
+    others = (
+        spec.max_loss_rate,
+        spec.min_consistency,
+        spec.min_kappa,
+        spec.min_accuracy,
+        spec.min_stability,
+        spec.min_pass_k,
+    )
     if len(given) != 1 or any(t is not None for t in others):
         raise ConfigError(
             "--sequential stops on one number: give exactly one of --min-win-rate "
@@ -295,6 +321,17 @@ def check_gate_mode(summary: RunSummary, spec: GateSpec, path: Path) -> None:
     corrected estimate without labels, a sequence without --sequential. A gate that fails
     for want of them would read as a verdict on the candidate.
     """
+    if spec.on_repeats and summary.repeats is None:
+        raise InputError(
+            f"{path}: {' and '.join(spec.on_repeats)} need a run judged with --repeats K",
+            hint="re-run with --repeats 3 (and a temperature above 0)",
+        )
+    if spec.min_pass_k is not None and summary.repeats and _no_pass_k(summary):
+        raise InputError(
+            f"{path}: --min-pass-k needs a score run with a pass bar (the rubric's pass_at, "
+            "or a binary rubric)",
+            hint="gate on --min-stability instead",
+        )
     if spec.on is GateOn.SEQUENTIAL and summary.sequential is None:
         raise InputError(
             f"{path}: --on sequential, but the run was not --sequential",
@@ -308,3 +345,8 @@ def check_gate_mode(summary: RunSummary, spec: GateSpec, path: Path) -> None:
                 f"{', '.join(missing)}",
                 hint="re-run with --labels LABELS.jsonl (human labels of some cases)",
             )
+
+
+def _no_pass_k(summary: RunSummary) -> bool:
+    """Whether a repeated run has no pass^K (a pairwise run, a rubric without a bar)."""
+    return summary.self_consistency is None or summary.self_consistency.pass_k is None

@@ -28,7 +28,14 @@ from judgecli.debias import (
 from judgecli.judge.client import JudgeCallError, JudgeClient, JudgeReply, JudgeRequest, Message
 from judgecli.pairs import Pair
 from judgecli.prompt import build_pair_messages, case_values, messages_from, response_format
-from judgecli.result import CaseResult, CaseStatus, Judgement, Order
+from judgecli.repeats import (
+    Compared,
+    agreement,
+    compared_for,
+    majority_winner,
+    repeat_verdict,
+)
+from judgecli.result import CaseResult, CaseStatus, Judgement, Order, RepeatVerdict
 from judgecli.rubric import Rubric
 from judgecli.usage import Metered
 from judgecli.verdict import VerdictError, parse_verdict
@@ -53,6 +60,8 @@ class GradingPlan:
     """Pairwise: judge both orders (the position-bias fix); else one seeded random order."""
     flip_policy: FlipPolicy = FlipPolicy.TIE
     seed: int = 0
+    repeats: int = 1
+    """--repeats K: every judge asks every prompt K times, as independent samples."""
 
     @classmethod
     def of(cls, config: RunConfig, rubric: Rubric, **pairwise: Any) -> GradingPlan:
@@ -66,8 +75,16 @@ class GradingPlan:
             max_tokens=config.max_tokens,
             max_retries=config.max_retries,
             seed=config.seed,
+            repeats=config.repeats,
             **pairwise,
         )
+
+    @property
+    def repeat_indices(self) -> list[int | None]:
+        """The repeat index of each ask of a prompt: [None] without --repeats (results keep
+        no index then), else 0..K-1.
+        """
+        return [None] if self.repeats == 1 else list(range(self.repeats))
 
     @cached_property
     def response_format(self) -> dict[str, Any]:
@@ -104,11 +121,14 @@ class Spend(Metered):
         self.attempts += reply.attempts
         self.batched += reply.batched
 
-    def judgement(self, model: str, order: Order | None, **outcome: Any) -> Judgement:
+    def judgement(
+        self, model: str, order: Order | None, repeat: int | None = None, **outcome: Any
+    ) -> Judgement:
         """A Judgement carrying this spend and the given raw/verdict/error."""
         return Judgement(
             model=model,
             order=order,
+            repeat=repeat,
             **self.token_fields(),
             latency_s=self.latency_s,
             attempts=self.attempts,
@@ -125,14 +145,18 @@ async def ask_judge(
     messages: list[Message],
     *,
     order: Order | None = None,
+    repeat: int | None = None,
 ) -> Judgement:
-    """One judge's verdict on one prompt, re-asking after invalid replies."""
+    """One judge's verdict on one prompt (ask `repeat` of K), re-asking after invalid
+    replies.
+    """
     request = JudgeRequest(
         model=model,
         messages=messages,
         temperature=plan.temperature,
         max_tokens=plan.max_tokens,
         response_format=plan.response_format if client.accepts_schema(model) else None,
+        repeat=repeat or 0,
     )
     first_request = request
     spend = Spend()
@@ -144,7 +168,7 @@ async def ask_judge(
             reply = await client.complete(request)
         except JudgeCallError as err:
             spend.attempts += err.attempts
-            return spend.judgement(model, order, raw=raw, error=err.reason)
+            return spend.judgement(model, order, repeat, raw=raw, error=err.reason)
         spend.add(reply)
         raw = reply.text
         reasoning = reply.reasoning
@@ -162,11 +186,18 @@ async def ask_judge(
         # (even when it took a repair turn) without paying for the turns again.
         client.remember(first_request, reply)
         return spend.judgement(
-            model, order, raw=raw, reasoning=reasoning, verdict=verdict, cached=reply.cached
+            model,
+            order,
+            repeat,
+            raw=raw,
+            reasoning=reasoning,
+            verdict=verdict,
+            cached=reply.cached,
         )
     return spend.judgement(
         model,
         order,
+        repeat,
         raw=raw,
         reasoning=reasoning,
         error=f"{error} (after {plan.max_retries + 1} replies)",
@@ -194,10 +225,15 @@ async def settle_all(calls: Iterable[Awaitable[T]]) -> list[T]:
 
 
 async def grade_pointwise(client: JudgeClient, plan: GradingPlan, case: Case) -> CaseResult:
-    """Grade one case with a pointwise or binary rubric, by every judge of the panel."""
+    """Grade one case with a pointwise or binary rubric, by every judge of the panel (each
+    asked K times with --repeats).
+    """
     values = case_values(plan.rubric, case)
     messages = messages_from(plan.rubric, values)
-    judgements = await settle_all(ask_judge(client, plan, model, messages) for model in plan.models)
+    asks = [(model, repeat) for repeat in plan.repeat_indices for model in plan.models]
+    judgements = await settle_all(
+        ask_judge(client, plan, model, messages, repeat=repeat) for model, repeat in asks
+    )
     common = {
         "id": case.id,
         "category": case.category,
@@ -208,7 +244,18 @@ async def grade_pointwise(client: JudgeClient, plan: GradingPlan, case: Case) ->
     if failed:
         error = "; ".join(f"{j.model}: {j.error}" for j in failed)
         return CaseResult(status=CaseStatus.FAILED, error=error, judgements=judgements, **common)
-    panel = combine_panel(plan.rubric, [j.verdict for j in judgements if j.verdict is not None])
+    panels = [
+        combine_panel(
+            plan.rubric, [j.verdict for j in judgements if j.repeat == repeat and j.verdict]
+        )
+        for repeat in plan.repeat_indices
+    ]
+    if plan.repeats == 1:
+        panel, repeated = panels[0], {}
+    else:
+        panel = combine_panel(plan.rubric, panels)
+        verdicts = [repeat_verdict(repeat, p) for repeat, p in enumerate(panels)]
+        repeated = repeat_fields(verdicts, compared_for(plan.rubric))
     return CaseResult(
         status=CaseStatus.OK,
         score=panel.score,
@@ -217,7 +264,14 @@ async def grade_pointwise(client: JudgeClient, plan: GradingPlan, case: Case) ->
         passed=panel.passed,
         judgements=judgements,
         **common,
+        **repeated,
     )
+
+
+def repeat_fields(verdicts: list[RepeatVerdict], compared: str) -> dict[str, Any]:
+    """A repeated case's `repeats`, `stable` and `spread`."""
+    agreed = agreement(verdicts, compared)
+    return {"repeats": verdicts, "stable": agreed.stable, "spread": agreed.spread}
 
 
 def pair_text(rubric: Rubric, pair: Pair) -> dict[str, str]:
@@ -246,9 +300,15 @@ async def grade_pairwise(client: JudgeClient, plan: GradingPlan, pair: Pair) -> 
         )
         for order in orders
     }
-    asks = [(model, order) for model in plan.models for order in orders]
+    asks = [
+        (model, order, repeat)
+        for repeat in plan.repeat_indices
+        for model in plan.models
+        for order in orders
+    ]
     judgements = await settle_all(
-        ask_judge(client, plan, model, messages[order], order=order) for model, order in asks
+        ask_judge(client, plan, model, messages[order], order=order, repeat=repeat)
+        for model, order, repeat in asks
     )
     common = {
         "id": pair.id,
@@ -262,17 +322,35 @@ async def grade_pairwise(client: JudgeClient, plan: GradingPlan, pair: Pair) -> 
     if failed:
         error = "; ".join(f"{j.model} ({j.order}): {j.error}" for j in failed)
         return CaseResult(status=CaseStatus.FAILED, error=error, **common)
+    # Each judge's verdict in each repeat, its orders reconciled.
     verdicts = {
-        model: reconcile_judge(plan, [j for j in judgements if j.model == model])
+        (model, repeat): reconcile_judge(
+            plan, [j for j in judgements if j.model == model and j.repeat == repeat]
+        )
+        for repeat in plan.repeat_indices
         for model in plan.models
     }
-    decided = [v.winner for v in verdicts.values() if v.winner is not None]
+    winners = [
+        combine_winners(
+            [v.winner for (_, r), v in verdicts.items() if r == repeat and v.winner is not None]
+        )
+        for repeat in plan.repeat_indices
+    ]
+    judge_winners = {
+        model: majority_winner([v.winner for (m, _), v in verdicts.items() if m == model])
+        for model in plan.models
+    }
+    repeated: dict[str, Any] = {}
+    if plan.repeats > 1:
+        said = [RepeatVerdict(repeat=r, winner=w) for r, w in enumerate(winners)]
+        repeated = repeat_fields(said, Compared.WINNER)
     return CaseResult(
         status=CaseStatus.OK,
-        winner=combine_winners(decided),
+        winner=majority_winner(winners) if plan.repeats > 1 else winners[0],
         consistent=all(v.consistent for v in verdicts.values()) if plan.flip else None,
-        judge_winners={model: v.winner for model, v in verdicts.items()},
+        judge_winners=judge_winners,
         **common,
+        **repeated,
     )
 
 

@@ -20,6 +20,7 @@ from judgecli.config import DEFAULT_MAX_FAILURES, FailureLimit, RunConfig
 from judgecli.gate import GateSpec, evaluate_gate
 from judgecli.grading import GradingPlan
 from judgecli.judging import HasId, judge_all
+from judgecli.repeats import repeats_warning
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
 from judgecli.run import now_iso, write_reports
@@ -138,6 +139,8 @@ def run_job(
     )
     results = list(read_results(judged.run_dir / RESULTS))
     ending, warnings = job.ending, [*job.warnings, *judged.warnings, *job.late_warnings()]
+    if said := repeats_warning(config.repeats, config.temperature):
+        warnings.append(said)
     if config.shard is not None:
         # One shard's numbers are part of the evidence: no verdict on them alone.
         ending = replace(ending, gate=GateSpec())

@@ -76,6 +76,23 @@ class Judgement(Metered, JudgementHead):
     cached: bool = False
     batched: int | None = None
     """Of the attempts, how many a provider batch answered (--batch), at batch prices."""
+    repeat: int | None = None
+    """--repeats K: which of the K independent asks this is (0..K-1); None without repeats."""
+
+
+class RepeatVerdict(BaseModel):
+    """--repeats K: the verdict of one repeat of a case (the panel's verdict from that
+    repeat's calls, both orders reconciled for pairwise).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    repeat: int
+    score: float | None = None
+    choice: str | None = None
+    passed: bool | None = None
+    winner: Winner | None = None
+    """Pairwise: None when the flip policy dropped this repeat."""
 
 
 class CaseResult(BaseModel):
@@ -113,6 +130,15 @@ class CaseResult(BaseModel):
     or a label)."""
     attempts: list[dict[str, Any]] | None = None
     """Refine: every answer of the case with its verdict and spend (refine.Attempt)."""
+    repeats: list[RepeatVerdict] | None = None
+    """--repeats K: each repeat's verdict, in repeat order; the case's own verdict above is
+    their aggregate (mean score; majority choice or winner, a tie or no choice without one)."""
+    stable: bool | None = None
+    """--repeats K: whether the K verdicts agree (the same score on an integer scale, the same
+    pass/fail call on a continuous one, the same choice or winner)."""
+    spread: float | None = None
+    """--repeats K: pointwise, the standard deviation of the K scores; binary and pairwise,
+    the share of the K verdicts that differ from the most common one."""
     tier: Tier | None = None
     """Cascade: the tier whose verdict this is (None without --screen)."""
     screen: CaseResult | None = None

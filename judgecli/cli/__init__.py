@@ -16,6 +16,7 @@ from judgecli.cli import (  # noqa: F401  (imported to register their commands)
     calibrate,
     collect,
     demo,
+    drift,
     gate,
     merge,
     pairwise,

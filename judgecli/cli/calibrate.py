@@ -10,7 +10,13 @@ import typer
 from judgecli.cli.app import app, exits_with_code
 from judgecli.cli.flags import judge_flags, report_run, run_and_report
 from judgecli.cli.invocation import invocation
-from judgecli.cli.options import GateOnChoice, GateOnOpt, MinAccuracyOpt, MinKappaOpt
+from judgecli.cli.options import (
+    GateOnChoice,
+    GateOnOpt,
+    MinAccuracyOpt,
+    MinKappaOpt,
+    MinStabilityOpt,
+)
 from judgecli.errors import ExitCode
 from judgecli.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, SUBSET_FLAGS, JudgeFlags
 
@@ -77,11 +83,12 @@ def calibrate_command(
     flags: JudgeFlags,
     min_kappa: MinKappaOpt = None,
     min_accuracy: MinAccuracyOpt = None,
+    min_stability: MinStabilityOpt = None,
     on: GateOnOpt = GateOnChoice.POINT,
 ) -> ExitCode:
     """Measure how well the judge agrees with human labels (and gate on it)."""
     from judgecli import calibrate
-    from judgecli.cli.inputs import judge_config, named_rubric
+    from judgecli.cli.inputs import check_repeat_gate, judge_config, named_rubric
     from judgecli.cli.review import rubric_of_run
     from judgecli.config import step_summary_path
     from judgecli.errors import ConfigError
@@ -89,7 +96,9 @@ def calibrate_command(
     from judgecli.labels import parse_label_map
     from judgecli.store import default_run_dir
 
-    gate = GateSpec(min_kappa=min_kappa, min_accuracy=min_accuracy, on=GateOn(on))
+    gate = GateSpec(
+        min_kappa=min_kappa, min_accuracy=min_accuracy, min_stability=min_stability, on=GateOn(on)
+    )
     loaded = named_rubric(rubric)[1] if rubric else None
     labels_path = labels or labels_file
     if labels_path is None:
@@ -121,6 +130,7 @@ def calibrate_command(
             hint="or pass --results RESULTS.jsonl to calibrate a finished run",
         )
     config = judge_config("calibrate", loaded, flags)
+    check_repeat_gate(gate, config, loaded)
     job = calibrate.calibration_job(
         config, loaded, source, cases=cases, old=old, new=new, gate=gate
     )

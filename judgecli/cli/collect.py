@@ -9,10 +9,8 @@ import typer
 from rich.markup import escape
 
 from judgecli.cli.app import app, exits_with_code, stderr
-from judgecli.cli.options import JsonOpt, judge_option, shared_flag
+from judgecli.cli.options import JsonOpt, QuietOpt
 from judgecli.errors import ExitCode
-
-QuietOpt = Annotated[bool, judge_option(shared_flag("quiet"))]
 
 
 @app.command("collect")

@@ -97,12 +97,17 @@ def run_and_report(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, Any]) ->
     """Run a judging command's job on the spine, with progress on stderr, then print it as
     asked and say how to exit.
     """
+    from rich.markup import escape
+
     from judgecli.cli.invocation import invocation
     from judgecli.config import step_summary_path
     from judgecli.job import run_job
+    from judgecli.repeats import repeats_warning
 
     if job.config.batch:
         return submit_batch(job, argv=invocation(ctx), quiet=flags.quiet)
+    if not flags.quiet and (said := repeats_warning(job.config.repeats, job.config.temperature)):
+        stderr.print(f"[yellow]warning: {escape(said)}[/]")
     if job.config.workers > 1 and not flags.quiet:
         from judgecli.workers import describe_shares
 

@@ -14,7 +14,9 @@ from judgecli.cli.options import (
     MaxLossRateOpt,
     MinConsistencyOpt,
     MinMeanOpt,
+    MinPassKOpt,
     MinPassRateOpt,
+    MinStabilityOpt,
     MinWinRateOpt,
 )
 from judgecli.errors import ExitCode
@@ -32,6 +34,8 @@ def gate_command(
     min_mean: MinMeanOpt = None,
     max_loss_rate: MaxLossRateOpt = None,
     min_consistency: MinConsistencyOpt = None,
+    min_stability: MinStabilityOpt = None,
+    min_pass_k: MinPassKOpt = None,
     on: GateOnOpt = GateOnChoice.POINT,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the gate's verdict as JSON on stdout.")
@@ -54,6 +58,8 @@ def gate_command(
         min_mean=min_mean,
         max_loss_rate=max_loss_rate,
         min_consistency=min_consistency,
+        min_stability=min_stability,
+        min_pass_k=min_pass_k,
         on=GateOn(on),
     )
     if spec.empty:

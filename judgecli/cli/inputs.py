@@ -93,6 +93,7 @@ def decision_inputs(
     from judgecli.stats.multiplicity import Correction
 
     check_corrected_gate(gate, labels)
+    check_repeat_gate(gate, config, rubric)
     follow = None
     if sequential or gate.on is GateOn.SEQUENTIAL:
         check_sequential_fits(config)
@@ -107,6 +108,27 @@ def decision_inputs(
         labels=human,
         correction=Correction.BH if fdr else Correction.HOLM,
     )
+
+
+def check_repeat_gate(gate: GateSpec, config: RunConfig, rubric: Rubric) -> None:
+    """--min-stability and --min-pass-k read the K verdicts of each case: ConfigError (exit
+    2, before any call) without --repeats 2 or more, or --min-pass-k without a pass bar.
+    """
+    from judgecli.errors import ConfigError
+    from judgecli.rubric import RubricKind
+
+    if gate.on_repeats and config.repeats < 2:
+        raise ConfigError(
+            f"{' and '.join(gate.on_repeats)} need --repeats K (2 or more): with one ask per "
+            "case there is nothing to agree",
+            hint="e.g. --repeats 3 --temperature 0.7",
+        )
+    no_bar = rubric.kind is RubricKind.POINTWISE and rubric.pass_at is None
+    if gate.min_pass_k is not None and no_bar:
+        raise ConfigError(
+            f"--min-pass-k needs a pass bar; rubric {rubric.name!r} has no pass_at",
+            hint="add pass_at to the rubric, or gate on --min-stability",
+        )
 
 
 def check_sequential_fits(config: RunConfig) -> None:

@@ -54,9 +54,11 @@ def shared_flag(name: str) -> FlagField:
     return {shared.name: shared for shared in flag_fields()}[name]
 
 
-# Shared flags that other commands offer on their own (`judge resume`, `judge report`).
+# Shared flags that other commands offer on their own (`judge resume`, `judge report`,
+# `judge collect`, `judge merge`, `judge drift`).
 MaxCostOpt = Annotated[float | None, judge_option(shared_flag("max_cost"))]
 JsonOpt = Annotated[bool, judge_option(shared_flag("json_output"))]
+QuietOpt = Annotated[bool, judge_option(shared_flag("quiet"))]
 
 
 class ChoiceError(typer.BadParameter):
@@ -262,6 +264,30 @@ MinAccuracyOpt = Annotated[
         metavar="RATE",
         rich_help_panel=GATE,
         help="Exit 1 unless judge-human exact agreement is at least this.",
+    ),
+]
+MinStabilityOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--min-stability",
+        min=0,
+        max=1,
+        metavar="RATE",
+        rich_help_panel=GATE,
+        help="With --repeats K: exit 1 unless at least this share of cases got the same "
+        "verdict in all K asks.",
+    ),
+]
+MinPassKOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--min-pass-k",
+        min=0,
+        max=1,
+        metavar="RATE",
+        rich_help_panel=GATE,
+        help="With --repeats K: exit 1 unless at least this share of cases passes in every "
+        "one of the K asks (pass^K).",
     ),
 ]
 ResumeRetryFailedOpt = Annotated[

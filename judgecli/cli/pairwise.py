@@ -20,6 +20,7 @@ from judgecli.cli.options import (
     LabelsOpt,
     MaxLossRateOpt,
     MinConsistencyOpt,
+    MinStabilityOpt,
     MinWinRateOpt,
     RubricOpt,
     SequentialOpt,
@@ -49,6 +50,7 @@ def pairwise_command(
     min_win_rate: MinWinRateOpt = None,
     max_loss_rate: MaxLossRateOpt = None,
     min_consistency: MinConsistencyOpt = None,
+    min_stability: MinStabilityOpt = None,
     on: GateOnOpt = GateOnChoice.POINT,
     sequential: SequentialOpt = False,
     labels: LabelsOpt = None,
@@ -72,6 +74,7 @@ def pairwise_command(
         min_win_rate=min_win_rate,
         max_loss_rate=max_loss_rate,
         min_consistency=min_consistency,
+        min_stability=min_stability,
         on=GateOn(on),
     )
     config = judge_config("pairwise", loaded, flags)

@@ -15,7 +15,9 @@ from judgecli.cli.options import (
     GateOnOpt,
     LabelsOpt,
     MinMeanOpt,
+    MinPassKOpt,
     MinPassRateOpt,
+    MinStabilityOpt,
     RubricOpt,
     SequentialOpt,
 )
@@ -36,6 +38,8 @@ def score_command(
     flags: JudgeFlags,
     min_pass_rate: MinPassRateOpt = None,
     min_mean: MinMeanOpt = None,
+    min_stability: MinStabilityOpt = None,
+    min_pass_k: MinPassKOpt = None,
     on: GateOnOpt = GateOnChoice.POINT,
     sequential: SequentialOpt = False,
     labels: LabelsOpt = None,
@@ -54,7 +58,13 @@ def score_command(
 
     rubric_path, loaded = named_rubric(rubric)
     score.check_rubric_kind(loaded, rubric_path)
-    gate = GateSpec(min_pass_rate=min_pass_rate, min_mean=min_mean, on=GateOn(on))
+    gate = GateSpec(
+        min_pass_rate=min_pass_rate,
+        min_mean=min_mean,
+        min_stability=min_stability,
+        min_pass_k=min_pass_k,
+        on=GateOn(on),
+    )
     score.check_gate(gate, loaded)
     config = judge_config("score", loaded, flags)
     decides = decision_inputs(

@@ -2,6 +2,8 @@
 
 Its verdicts are fake: text features and seeded hashes, or, with `--truth FILE`, the labels
 of that file replayed with `--noise` for the answers it holds. Never a language model.
+`--jitter` makes a share of calls random guesses, drawn anew for each identical request, so
+repeated judging (`--repeats`) has known per-call noise to measure.
 `--style` and `--formats` make it answer as real judges and servers do (think blocks, prose,
 llama-cpp-python refusing json_schema); `--profile` gives one model name its own settings,
 so one server plays several judges at once (a noisy screen and a sharp judge for a cascade).
@@ -102,8 +104,8 @@ _TruthField = Annotated[
 _Profile = Annotated[
     list[str] | None,
     _option(
-        "Repeatable: the judge model NAME plays; keys noise, position-bias, length-bias, style, "
-        "formats, e.g. --profile r1:style=think --profile local:formats=llama-cpp.",
+        "Repeatable: the judge model NAME plays; keys noise, position-bias, length-bias, jitter, "
+        "style, formats, e.g. --profile r1:style=think --profile local:formats=llama-cpp.",
         _JUDGES,
         metavar="NAME:K=V,...",
     ),
@@ -130,7 +132,8 @@ _HELP = (
     "Serve fake, deterministic judge verdicts on 127.0.0.1 — NOT a language model.\n\n"
     "It answers /v1/chat/completions with JSON that fits the rubric's schema, scored by simple "
     "text features and a seeded hash; with --truth it replays the labels of a file instead, "
-    "wrong with probability --noise. --style and --formats play real judges and servers "
+    "wrong with probability --noise; --jitter makes a share of calls random guesses, drawn "
+    "anew for each identical request. --style and --formats play real judges and servers "
     "(think blocks, prose, llama-cpp-python refusing json_schema); --profile gives one model "
     "name its own settings. For offline demos and tests, never for real grading."
 )
@@ -164,6 +167,10 @@ def simulate_command(
     truth_field: _TruthField = "label",
     noise: Annotated[
         float, _share("With --truth: probability of answering another value.", _JUDGES, "P")
+    ] = 0.0,
+    jitter: Annotated[
+        float,
+        _share("Share of verdicts that are random guesses, new for each repeat.", _JUDGES, "P"),
     ] = 0.0,
     profile: _Profile = None,
     batch_steps: _BatchSteps = 2,
@@ -225,6 +232,7 @@ def simulate_command(
         truth_file=truth,
         truth_field=truth_field,
         noise=noise,
+        jitter=jitter,
         style=reply_style,
         formats=accepted,
         profiles=profiles,

@@ -60,9 +60,16 @@ class JudgeRequest(BaseModel):
     """The verdict schema in json_schema form; the client sends it in the model's current
     FormatMode. The cache key uses this logical form, so a step down does not re-pay."""
 
+    repeat: int = 0
+    """--repeats K: which of K independent asks of the same prompt this is. Never sent: it
+    keys the cache, so that the K asks are K replies rather than one reply K times (and a
+    re-run replays the same K). The first ask keys as a request without repeats does."""
+
     def key(self, api_base: str | None) -> str:
         """Canonical hash of the request: the identity of a call for caches and dedupe."""
-        body = self.model_dump(mode="json") | {"api_base": api_base}
+        body = self.model_dump(mode="json", exclude={"repeat"}) | {"api_base": api_base}
+        if self.repeat:
+            body["repeat"] = self.repeat
         text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(text.encode()).hexdigest()
 

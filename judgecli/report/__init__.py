@@ -5,9 +5,11 @@ They return text; the store writes it.
 - `cells`: sections, number and interval formatting shared by every renderer
 - `calibrate`, `refine`: those commands' headline numbers and tables
 - `cascade`: the tiered run's tables (--screen)
+- `stability`: the judge's agreement with itself over K asks of each case (--repeats)
 - `html`: report.html, one self-contained page
 - `figures`: report.html's charts of each command's numbers
 - `html_cases`: report.html's table of every case
 - `svg`, `charts`: the inline SVG charts
 - `junit`: results.junit.xml for CI test reporters
+- `drift`: `judge drift`'s headline, tables, report.md and report.html
 """

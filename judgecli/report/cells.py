@@ -33,6 +33,8 @@ class Section:
     title: str
     header: list[str]
     rows: Sequence[tuple[str, ...]]
+    note: str | None = None
+    """A sentence under the table saying what its numbers mean in plain words."""
 
 
 def heading(title: str) -> str:
@@ -112,7 +114,7 @@ def rich_table(sec: Section, *, width: int = TERMINAL_WIDTH) -> Table:
     natural = [max(cell_len(h), w) for h, w in zip(headers, content, strict=True)]
     if table_width(natural) > width:
         headers = [wrap_header(h, max(w, 1)) for h, w in zip(headers, content, strict=True)]
-    table = Table(title=sec.title)
+    table = Table(title=sec.title, caption=sec.note, caption_justify="left")
     for i, (name, cells) in enumerate(zip(headers, content, strict=True)):
         short = i > 0 and cells <= SHORT_CELL
         table.add_column(

@@ -18,7 +18,15 @@ CORRECTION_TEXT = {
     "bh": "Benjamini–Hochberg-adjusted (--fdr: expected share of false marks ≤ {alpha:.0%})",
 }
 
-RATES = (GateMetric.WIN_RATE, GateMetric.PASS_RATE)
+RATES = (GateMetric.WIN_RATE, GateMetric.PASS_RATE, GateMetric.STABILITY, GateMetric.PASS_K)
+
+METRIC_NAMES = {GateMetric.PASS_K: "pass^K"}
+"""How a gated number is named where it differs from its summary key (the flag's name)."""
+
+
+def metric_name(metric: GateMetric) -> str:
+    """A gated number's name in a report: its summary key, or the name readers know it by."""
+    return METRIC_NAMES.get(metric, metric.value)
 
 
 def fmt_p(p: float | None) -> str:

@@ -142,6 +142,44 @@ def score_figures(s: ScoreNumbers, results: Sequence[CaseResult]) -> list[str]:
     return out
 
 
+def stability_figures(s: RunSummary) -> list[str]:
+    """--repeats: the share of stable cases per category, with its 95% interval, against
+    the stability gate's bar (else the share over all cases); needs 2 or more categories.
+    """
+    sc = s.self_consistency
+    if sc is None or len(sc.by_category) < 2:
+        return []
+    bars = [
+        bar(f"{name} (n={c.cases})", c.stability, c.stability_ci, pct=True, n=c.cases)
+        for name, c in sc.by_category.items()
+        if c.stability is not None
+    ]
+    checks = s.gate.checks if s.gate else []
+    gate = next((c for c in checks if c.metric is GateMetric.STABILITY), None)
+    reference = gate.threshold if gate is not None else s.stability
+    label = line = None
+    if gate is not None:
+        label, line = f"gate {gate.threshold:.0%}", "the stability gate's bar"
+    elif s.stability is not None:
+        label, line = f"all {fmt_pct(s.stability)}", "the share over all cases"
+    chart = svg.bar_chart(
+        bars,
+        title="judge stability by category",
+        domain=(0.0, 1.0),
+        reference=reference,
+        reference_label=label,
+        tick_format=svg.percent,
+    )
+    dashed = f"; dashed: {line}" if line else ""
+    return [
+        figure(
+            chart,
+            f"Share of each category's cases on which the judge gave the same verdict in all "
+            f"{sc.repeats} asks, with its 95% interval{dashed}.",
+        )
+    ]
+
+
 def gate_line(s: RunSummary) -> tuple[float, str]:
     """The win-rate bar the gate checks, else 50% (no preference)."""
     for check in s.gate.checks if s.gate else []:

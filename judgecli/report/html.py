@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from judgecli.report import svg
 from judgecli.report.cells import Section, heading
-from judgecli.report.figures import command_figures
+from judgecli.report.figures import command_figures, stability_figures
 from judgecli.report.html_cases import case_table, case_text_html, esc, verdict_text
 from judgecli.report.markdown import gate_note, headline, sections, title_of
 from judgecli.result import CaseResult, CaseStatus
@@ -88,7 +88,7 @@ def render_html(summary: RunSummary, results: Sequence[CaseResult]) -> str:
     cases (score), warnings, and the filterable table of cases.
     """
     s = summary
-    figures = command_figures(s, results)
+    figures = command_figures(s, results) + stability_figures(s)
     body = [header(s), cards("Charts", figures) if figures else ""]
     body.append(cards("Numbers", [table(sec) for sec in sections(s)]))
     if isinstance(s, ScoreSummary):
@@ -135,13 +135,14 @@ def table(sec: Section) -> str:
         + "</tr>"
         for row in sec.rows
     )
+    note = f'<p class="muted">{esc(sec.note)}</p>' if sec.note else ""
     # A table whose columns need more room than half the page gets the whole width.
     columns = zip(sec.header, *sec.rows, strict=False)
     need = sum(max(len(c) for c in column) + 3 for column in columns)
     return (
         f'<section class="card{" wide" if need > 66 else ""}"><h3>'
         f'{esc(heading(sec.title))}</h3><table class="numbers">'
-        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></section>"
+        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>{note}</section>"
     )
 
 

@@ -1,7 +1,9 @@
 """The cases table of report.html: one row per case, expandable to the case's text (input,
 answers, reference, context) and every judgement (model, order, verdict, reasoning, escaped
 raw reply), filtered by the page's inline script. Calibrate runs add the human labels and a
-filter for the cases where the judge disagrees with them.
+filter for the cases where the judge disagrees with them; runs with --repeats add whether
+each case's K verdicts agree (and a filter on it), their spread, each repeat's verdict, and
+the judgements grouped by repeat.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from collections.abc import Sequence
 from html import escape
 
 from judgecli.report.cells import NA, fmt, money
+from judgecli.report.stability import repeat_text, repeats_text, spread_text
 from judgecli.result import CaseResult, CaseStatus, Judgement, natural_key
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.pairwise import PairwiseSummary
@@ -88,6 +91,7 @@ def judgement_html(j: Judgement) -> str:
         f"{j.latency_s:.2f} s",
         f"{j.attempts} attempt(s)",
         *(["cached"] if j.cached else []),
+        *([f"repeat {j.repeat}"] if j.repeat is not None else []),
     ]
     parts = [f'<p class="muted">{esc(" · ".join(facts))}</p>']
     if (v := j.verdict) is not None:
@@ -119,7 +123,46 @@ def judgement_html(j: Judgement) -> str:
     return f'<div class="judgement">{"".join(parts)}</div>'
 
 
-def case_row(r: CaseResult, *, pairwise: bool, labelled: bool, columns: int) -> str:
+def stability_cell(r: CaseResult) -> str:
+    """Whether a case's K verdicts agree: "stable", "unstable" (marked) or "—"."""
+    if r.stable is None:
+        return "—"
+    return "stable" if r.stable else '<span class="disagrees">unstable</span>'
+
+
+def repeats_html(r: CaseResult) -> str:
+    """Each repeat's verdict, in repeat order, and whether they agree."""
+    if not r.repeats:
+        return ""
+    agree = {True: "they agree", False: "they disagree", None: ""}[r.stable]
+    spread = "" if r.spread is None else f" ({spread_text(r)})"
+    said = f'<span class="disagrees">{agree}</span>' if r.stable is False else agree
+    return (
+        f"<p><strong>{len(r.repeats)} repeats: {esc(repeats_text(r.repeats))}</strong>"
+        f"{' — ' + said if said else ''}{esc(spread)}</p>"
+    )
+
+
+def judgements_html(r: CaseResult) -> list[str]:
+    """Every judge call of the case, as the run made them; with --repeats, grouped by
+    repeat under that repeat's verdict (numbered as results.jsonl's `repeat`).
+    """
+    calls = r.judgements
+    # A cascade's screen calls come first, as in all_judgements; their repeats are the
+    # screen's, not the verdicts listed, so each says its repeat in its own line.
+    out = [judgement_html(j) for j in r.screen.judgements] if r.screen else []
+    if all(j.repeat is None for j in calls):
+        return out + [judgement_html(j) for j in calls]
+    verdicts = {v.repeat: v for v in r.repeats or []}
+    out += [judgement_html(j) for j in calls if j.repeat is None]
+    for k in sorted({j.repeat for j in calls if j.repeat is not None}):
+        said = repeat_text(verdicts[k]) if k in verdicts else "no verdict"
+        out.append(f"<h5>repeat {k}: {esc(said)}</h5>")
+        out += [judgement_html(j) for j in calls if j.repeat == k]
+    return out
+
+
+def case_row(r: CaseResult, *, pairwise: bool, labelled: bool, repeated: bool, columns: int) -> str:
     """A case's tbody: a summary row, then its text and judgements behind a <details>."""
     cost = sum(j.cost_usd for j in r.all_judgements)
     tokens = sum(j.prompt_tokens + j.completion_tokens for j in r.all_judgements)
@@ -133,7 +176,10 @@ def case_row(r: CaseResult, *, pairwise: bool, labelled: bool, columns: int) -> 
     if labelled:
         human = esc(label_text(r.human_labels)) or "—"
         cells.append(f'<span class="disagrees">{human}</span>' if r.agrees is False else human)
-    cells += [flag or "—", esc(r.category or ""), f"{tokens:,}", money(cost)]
+    cells.append(flag or "—")
+    if repeated:
+        cells += [stability_cell(r), esc(spread_text(r))]
+    cells += [esc(r.category or ""), f"{tokens:,}", money(cost)]
     extra = [f'<p class="failed">{esc(r.error)}</p>'] if r.error else []
     if r.agrees is False:
         extra.append('<p class="disagrees">the judge disagrees with the human label</p>')
@@ -154,14 +200,18 @@ def case_row(r: CaseResult, *, pairwise: bool, labelled: bool, columns: int) -> 
             )
         )
         extra.append(f'<p class="muted">decided by the {r.tier.value} judge{said}</p>')
-    extra += [judgement_html(j) for j in r.all_judgements]
+    extra.append(repeats_html(r))
+    extra += judgements_html(r)
     n = len(r.all_judgements)
     what = f"{n} judgement{'' if n == 1 else 's'}"
+    if r.repeats:
+        what += f" in {len(r.repeats)} repeats"
     row = "".join(f"<td>{c}</td>" for c in cells)
+    stable = f' data-stable="{yes_no(r.stable)}"' if repeated else ""
     return (
         f'<tbody data-status="{r.status.value}" data-winner="{winner}" '
         f'data-consistent="{yes_no(r.consistent)}" data-passed="{yes_no(r.passed)}" '
-        f'data-agrees="{yes_no(r.agrees)}"><tr class="case">{row}</tr>'
+        f'data-agrees="{yes_no(r.agrees)}"{stable}><tr class="case">{row}</tr>'
         f'<tr class="more"><td colspan="{columns}"><details><summary>'
         f"{'the case and ' + what if r.case else what}</summary>{''.join(extra)}</details>"
         "</td></tr></tbody>"
@@ -175,11 +225,13 @@ def select(key: str, label: str, options: Sequence[tuple[str, str]]) -> str:
 
 
 def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
-    """Every case (up to MAX_ROWS), filterable by text, status, winner and consistency, and
-    for calibrate runs by agreement with the human labels.
+    """Every case (up to MAX_ROWS), filterable by text, status, winner and consistency, for
+    calibrate runs by agreement with the human labels, and for runs with --repeats by
+    whether the K verdicts agree.
     """
     pairwise = isinstance(s, PairwiseSummary) or any(r.consistent is not None for r in results)
     labelled = isinstance(s, CalibrateSummary) or any(r.human_labels is not None for r in results)
+    repeated = s.self_consistency is not None or any(r.repeats is not None for r in results)
     flag = "consistent" if pairwise else "passed"
     header = [
         "id",
@@ -187,6 +239,7 @@ def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
         "verdict",
         *(["human"] if labelled else []),
         flag,
+        *(["stability", "spread"] if repeated else []),
         "category",
         "tokens",
         "cost",
@@ -235,6 +288,18 @@ def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
                 ],
             )
         )
+    if repeated:
+        filters.append(
+            select(
+                "stable",
+                "stability across repeats",
+                [
+                    ("", "stable or not"),
+                    ("yes", "stable: the repeats agree"),
+                    ("no", "unstable: the repeats disagree"),
+                ],
+            )
+        )
     # results.jsonl is in the order cases finished; people look cases up by id.
     shown = sorted(results, key=lambda r: natural_key(r.id))[:MAX_ROWS]
     note = (
@@ -247,7 +312,8 @@ def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
     )
     head = "".join(f"<th>{h}</th>" for h in header)
     body = "".join(
-        case_row(r, pairwise=pairwise, labelled=labelled, columns=len(header)) for r in shown
+        case_row(r, pairwise=pairwise, labelled=labelled, repeated=repeated, columns=len(header))
+        for r in shown
     )
     return (
         f"<section><h2>Cases ({len(results):,})</h2>{note}"

@@ -12,6 +12,8 @@ rubric's bar, with the judge's reasoning as the failure text:
   is a pass carrying its verdict, the human labels and whether they agree in
   `<system-out>`, and the calibrate gate (κ, accuracy) is what fails.
 * a case the judge could not grade → `<error>` with the reason and every raw reply.
+* --repeats K: a case whose K verdicts disagreed (`stable` false) says so in `<system-out>`,
+  with each repeat's verdict; its outcome is its aggregated verdict's, as above.
 
 When the run had a gate, a separate suite holds one testcase named "gate" that fails with
 the failed checks as its message. A run the judge could not finish (summary.incomplete)
@@ -32,6 +34,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from judgecli.debias import to_winner
+from judgecli.report.decision import metric_name
+from judgecli.report.stability import repeats_text
 from judgecli.result import CaseResult, CaseStatus, Judgement, Winner
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.facts import GateCheck, GateOn, GateResult
@@ -114,10 +118,26 @@ def case_of(base: str, result: CaseResult, *, informational: bool) -> JunitCase:
         return error_case(case, result)
     pairwise = result.winner is not None or any(j.order is not None for j in result.judgements)
     if informational:
-        return replace(case, out=calibrate_line(result, pairwise=pairwise))
-    if pairwise:
-        return pairwise_case(case, result)
-    return pointwise_case(case, result)
+        case = replace(case, out=calibrate_line(result, pairwise=pairwise))
+    elif pairwise:
+        case = pairwise_case(case, result)
+    else:
+        case = pointwise_case(case, result)
+    if result.stable is False:
+        # Information beside the verdict: the aggregate still decides pass or fail.
+        note = unstable_note(result)
+        case = replace(case, out=f"{case.out}\n\n{note}" if case.out else note)
+    return case
+
+
+def unstable_note(result: CaseResult) -> str:
+    """`--repeats`: that the case's K verdicts disagreed, and what each one was."""
+    repeats = result.repeats or []
+    spread = "" if result.spread is None else f"; spread {number(result.spread)}"
+    return (
+        f"unstable: the judge's {len(repeats)} verdicts on this case disagreed "
+        f"({clean(repeats_text(repeats))}{spread}); the case's verdict is their aggregate"
+    )
 
 
 def error_case(case: JunitCase, result: CaseResult) -> JunitCase:
@@ -220,11 +240,12 @@ def gate_case(base: str, gate: GateResult) -> JunitCase:
 def check_line(check: GateCheck, *, status: bool = True) -> str:
     """`FAIL win_rate 0.48 < 0.55 (point estimate)`."""
     which = "point estimate" if check.on is GateOn.POINT else "pessimistic end of the 95% CI"
+    name = metric_name(check.metric)
     if check.value is None:
-        compared = f"{check.metric} n/a (no data), needs {'>=' if check.minimum else '<='} "
+        compared = f"{name} n/a (no data), needs {'>=' if check.minimum else '<='} "
     else:
         op = COMPARISON[(check.minimum, check.passed)]
-        compared = f"{check.metric} {number(check.value)} {op} "
+        compared = f"{name} {number(check.value)} {op} "
     line = f"{compared}{number(check.threshold)} ({which})"
     return f"{'PASS' if check.passed else 'FAIL'} {line}" if status else line
 

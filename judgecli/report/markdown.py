@@ -31,9 +31,11 @@ from judgecli.report.decision import (
     decision_sections,
     fmt_p,
     mark_cell,
+    metric_name,
     sequential_note,
 )
 from judgecli.report.refine import refine_line, refine_sections
+from judgecli.report.stability import stability_sections
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.compare import Delta
 from judgecli.summary.facts import Usage
@@ -66,7 +68,7 @@ def headline(s: RunSummary) -> str:
         return line
     word = "PASS" if gate.passed else "FAIL"
     checks = "; ".join(
-        f"{c.metric} {'≥' if c.minimum else '≤'} {c.threshold:g} "
+        f"{metric_name(c.metric)} {'≥' if c.minimum else '≤'} {c.threshold:g} "
         f"({c.on}: {fmt(c.value, 3)} {'ok' if c.passed else 'not met'})"
         for c in gate.checks
     )
@@ -296,7 +298,8 @@ def common_sections(s: RunSummary) -> list[Section]:
 
 def sections(s: RunSummary) -> list[Section]:
     """Every table of the report, in order."""
-    return command_sections(s) + decision_sections(s) + cascade_sections(s) + common_sections(s)
+    makers = [command_sections, stability_sections, decision_sections, cascade_sections]
+    return [sec for make in makers for sec in make(s)] + common_sections(s)
 
 
 def command_sections(s: RunSummary) -> list[Section]:
@@ -331,7 +334,9 @@ def render_markdown(s: RunSummary) -> str:
     ]
     if note := gate_note(s):
         parts.append(f"> {note}")
-    parts += [f"## {heading(sec.title)}\n\n{md_table(sec.header, sec.rows)}" for sec in sections(s)]
+    for sec in sections(s):
+        note = f"\n\n{sec.note}" if sec.note else ""  # what the table means, under it
+        parts.append(f"## {heading(sec.title)}\n\n{md_table(sec.header, sec.rows)}{note}")
     if s.warnings:
         parts.append("## Warnings\n\n" + "\n".join(f"- {w}" for w in s.warnings))
     return "\n\n".join(parts) + "\n"

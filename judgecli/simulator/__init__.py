@@ -7,8 +7,10 @@ the judge itself (nothing outside this package and `cli/simulate.py` imports it)
 - `state`: what the handlers share — the script, the rate window, the records, the batches
 - `rate`: the server-side rate window, its x-ratelimit headers, status tallies
 - `wire`: the OpenAI wire format — requests in, completions and errors out, message text
-- `verdicts`: the deterministic fake verdict for a request (and its schema)
+- `verdicts`: the deterministic fake verdict for a request
+- `schema`: finding the verdict schema in a request, and walking its nodes
 - `truth`: replaying known labels with seeded noise
+- `jitter`: per-call random guesses, drawn anew for each identical request (repeated judging)
 - `generator`: answering as a generator model (`judge refine`)
 - `styles`: how a judge words its verdict (<think>, fenced, prose, truncated ...)
 - `formats`: which response_format types a server accepts, and how it refuses the rest

@@ -40,6 +40,9 @@ class JudgeProfile(BaseModel):
     """Pairwise: this judge's probability of preferring answer A when unsure."""
     length_bias: float | None = Field(default=None, ge=0, le=1)
     """Pairwise: this judge's probability of preferring the longer answer when unsure."""
+    jitter: float | None = Field(default=None, ge=0, le=1)
+    """This judge's probability of answering a verdict as a random guess, drawn anew for
+    each identical request (`judgecli.simulator.jitter`)."""
     style: ReplyStyle | None = None
     """How this judge words its verdict (`judgecli.simulator.styles`)."""
     formats: ResponseFormats | None = None
@@ -63,16 +66,23 @@ class JudgeSettings(BaseModel):
     """Pairwise: probability of preferring answer A when unsure."""
     length_bias: float
     """Pairwise: probability of preferring the longer answer when unsure."""
+    jitter: float
+    """Probability of answering a verdict as a random guess, drawn anew per identical call."""
     style: ReplyStyle
     """How the verdict is worded."""
     formats: ResponseFormats
     """The ``response_format`` types accepted, and whether they are enforced."""
 
 
-_SHARE_KEYS = {"noise": "noise", "position-bias": "position_bias", "length-bias": "length_bias"}
+_SHARE_KEYS = {
+    "noise": "noise",
+    "position-bias": "position_bias",
+    "length-bias": "length_bias",
+    "jitter": "jitter",
+}
 _PROFILE_HINT = (
     "e.g. --profile cheap:noise=0.3,style=think (keys: noise, position-bias, length-bias, "
-    "style, formats)"
+    "jitter, style, formats)"
 )
 
 
@@ -200,6 +210,11 @@ class SimulatorConfig(BaseModel):
     """The key of `truth_file` that holds each case's true label."""
     noise: float = Field(default=0.0, ge=0, le=1)
     """With `truth_file`: probability of answering another valid value than the label (seeded)."""
+    jitter: float = Field(default=0.0, ge=0, le=1)
+    """Probability that a call asking for a verdict is answered as a uniform random guess,
+    drawn anew for each identical request but reproducibly from the seed
+    (`judgecli.simulator.jitter`): a judge with known per-call noise, for repeated judging.
+    Not `latency_jitter_ms`. 0 keeps every verdict a pure function of the request."""
     style: ReplyStyle = ReplyStyle.JSON
     """How verdicts are worded (`judgecli.simulator.styles`); the verdict itself is the same."""
     formats: ResponseFormats = ResponseFormats()
@@ -207,8 +222,8 @@ class SimulatorConfig(BaseModel):
     such as ``"llama-cpp"`` or a ``"json_object+text"`` string is parsed. Default: all."""
     profiles: dict[str, JudgeProfile] = Field(default_factory=dict)
     """Per-model judges by request ``model`` (``openai/cheap`` and ``cheap`` match each other);
-    other models get the server-wide `noise`, `position_bias`, `length_bias`, `style` and
-    `formats`."""
+    other models get the server-wide `noise`, `position_bias`, `length_bias`, `jitter`,
+    `style` and `formats`."""
 
     batch_steps: int = Field(default=2, ge=0)
     """Retrieves (``GET /v1/batches/{id}``) a batch takes from ``validating`` to its end;
@@ -238,7 +253,7 @@ class SimulatorConfig(BaseModel):
         }
 
     def settings_for(self, model: str) -> JudgeSettings:
-        """The noise, biases, style and formats a request for ``model`` is answered with.
+        """The noise, biases, jitter, style and formats a request for ``model`` is answered with.
 
         An exact profile name wins; otherwise the first profile whose name matches once a
         provider prefix is stripped from either side; otherwise the server-wide values.
@@ -256,6 +271,7 @@ class SimulatorConfig(BaseModel):
                 self.position_bias if profile.position_bias is None else profile.position_bias
             ),
             length_bias=self.length_bias if profile.length_bias is None else profile.length_bias,
+            jitter=self.jitter if profile.jitter is None else profile.jitter,
             style=self.style if profile.style is None else profile.style,
             formats=self.formats if profile.formats is None else profile.formats,
         )
@@ -280,6 +296,8 @@ class SimulatorConfig(BaseModel):
                 f"replaying the {self.truth_field!r} labels of {self.truth_file} with noise "
                 f"{self.noise:g}; other answers get text-feature verdicts"
             )
+        if self.jitter:
+            lines.append(f"a share of {self.jitter:g} of verdicts are random guesses (jitter)")
         for name, judge in self.profiles.items():
             given = ", ".join(
                 f"{key.replace('_', '-')} {value:g}"

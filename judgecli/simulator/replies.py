@@ -1,24 +1,32 @@
 """The chat completion a request body gets: the one path online requests and batch lines
-share, so a request answered through a batch reads exactly as the same request sent online.
+share, so a request answered through a batch reads exactly as the same request sent online,
+and both count the identical requests that per-call jitter draws anew for
+(`judgecli.simulator.jitter`).
 """
 
 from __future__ import annotations
 
+import collections
 import itertools
+import threading
 from typing import Any
 
 from judgecli.simulator.config import JudgeSettings
+from judgecli.simulator.jitter import request_key
+from judgecli.simulator.schema import find_schema
 from judgecli.simulator.styles import ReplyStyle, StyledReply, style_reply
 from judgecli.simulator.truth import TruthTable
-from judgecli.simulator.verdicts import find_schema, verdict_content
+from judgecli.simulator.verdicts import verdict_content
 from judgecli.simulator.wire import completion_body
 
 
 class Replier:
-    """Turns a request body into its chat completion, numbering the completions it makes.
+    """Turns a request body into its chat completion, numbering the completions it makes
+    and counting the verdicts it computed for each distinct request (`request_key`).
 
-    Used from the server's event loop thread only (online replies and batch lines alike),
-    so the counter needs no lock.
+    Used from the server's event loop thread (online replies and batch lines alike), so the
+    completion counter needs no lock; the request counts have one, as `forget` comes from
+    a test's thread.
     """
 
     def __init__(self, seed: int, truth: TruthTable | None) -> None:
@@ -26,6 +34,8 @@ class Replier:
         self.seed = seed
         self.truth = truth
         self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._occurrences: collections.Counter[str] = collections.Counter()
 
     def completion(
         self, body: dict[str, Any], judge: JudgeSettings, content: str | None = None
@@ -45,6 +55,7 @@ class Replier:
         """The verdict, computed as always, worded in the judge's style."""
         # A server that ignores response_format never shows it to the model.
         seen = body if judge.formats.enforced else _without(body, "response_format")
+        occurrence = self._occurrence(seen) if judge.jitter else 0
         content = verdict_content(
             seen,
             seed=self.seed,
@@ -52,11 +63,31 @@ class Replier:
             length_bias=judge.length_bias,
             truth=self.truth,
             noise=judge.noise,
+            jitter=judge.jitter,
+            occurrence=occurrence,
         )
         constrained = judge.formats.constrains(body)
         # Only a prose reply reads the schema (for its scale): no second search per request.
         schema = find_schema(seen) if judge.style is ReplyStyle.PROSE else None
         return style_reply(judge.style, content, constrained=constrained, schema=schema)
+
+    def _occurrence(self, body: dict[str, Any]) -> int:
+        """How many verdicts were computed for requests identical to ``body`` before this one.
+
+        Only computed verdicts count (a truncated reply's too): a request answered by the
+        script, the rpm limit, an error or a malformed fault did not sample the judge, so K
+        repeats answered with verdicts draw occurrences 0..K-1 whatever failed in between.
+        """
+        key = request_key(body)
+        with self._lock:
+            occurrence = self._occurrences[key]
+            self._occurrences[key] += 1
+        return occurrence
+
+    def forget(self) -> None:
+        """Forget the request counts: the next identical requests draw as on a fresh server."""
+        with self._lock:
+            self._occurrences.clear()
 
 
 def _without(body: dict[str, Any], key: str) -> dict[str, Any]:

@@ -6,6 +6,8 @@ deterministic fake verdicts computed from text features and hashes
 ``model="openai/<name>", api_base="http://127.0.0.1:PORT/v1"``. Given a truth file of
 labelled cases, it replays their labels with seeded noise instead
 (`judgecli.simulator.truth`), so agreement and calibration statistics are non-trivial.
+With `SimulatorConfig.jitter` a share of calls is a random guess, drawn anew for each
+identical request (`judgecli.simulator.jitter`), so repeated judging has noise to measure.
 
 It also plays a misbehaving provider, so retries and rate limits are tested on the path
 users run: a server-side request limit over a sliding window (429 + ``Retry-After``, with

@@ -88,7 +88,7 @@ class ServerState:
         )
         self.batches = BatchStore(rules, self.files)
         # Loop-thread only from here on: no lock needed.
-        self.jitter = random.Random(config.seed)
+        self.latency_rng = random.Random(config.seed)
         self.replier = Replier(config.seed, self.truth)
 
     def plan(
@@ -130,8 +130,8 @@ class ServerState:
         return self._fault(body)
 
     def clear(self) -> None:
-        """Forget the script, the records, the fault attempt counts, the files and batches;
-        restart the rate window.
+        """Forget the script, the records, the fault attempt counts, the jitter's request
+        counts, the files and batches; restart the rate window.
         """
         with self.lock:
             self.script.clear()
@@ -141,6 +141,7 @@ class ServerState:
         # Outside the state lock: the batch store's lock is always taken before it.
         self.batches.clear()
         self.files.clear()
+        self.replier.forget()
 
     def restart(self) -> None:
         """Start the clock (and refill a prefilled window) now: when the server listens."""
@@ -190,5 +191,7 @@ class ServerState:
     def delay(self) -> float:
         """Seconds to wait before this reply: the latency with its seeded jitter."""
         cfg = self.config
-        jitter = self.jitter.uniform(-1, 1) * cfg.latency_jitter_ms if cfg.latency_jitter_ms else 0
+        jitter = (
+            self.latency_rng.uniform(-1, 1) * cfg.latency_jitter_ms if cfg.latency_jitter_ms else 0
+        )
         return max(0.0, cfg.latency_ms + jitter) / 1000

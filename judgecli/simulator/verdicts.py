@@ -19,6 +19,10 @@ then multiplied by 0.25 when the answer is evasive ("I don't know", "I cannot he
 
 Told the truth (`judgecli.simulator.truth`), the simulator answers a known answer's given
 label instead, perturbed by seeded noise; other answers keep the verdict above.
+
+With ``jitter`` (`judgecli.simulator.jitter`), a seeded share of calls is answered as a random
+guess instead, drawn anew for each identical request: the one exception to "same request,
+same reply", for tests of repeated judging.
 """
 
 from __future__ import annotations
@@ -31,13 +35,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from judgecli.simulator.generator import generated_answer
+from judgecli.simulator.jitter import GUESS_REASONING, guess_draw, guess_number
+from judgecli.simulator.schema import find_schema, node_type, numeric_enum, resolve_node
 from judgecli.simulator.truth import TruthAnswer, TruthTable
 from judgecli.simulator.wire import WORD, content_words, message_text
 
-SCHEMA_MARKER = "Reply with a single JSON object that matches this JSON schema:"
 MALFORMED_CONTENT = 'The answer is good. {"reasoning": "unterminated'
 
-_SCHEMA_FENCE = re.compile(re.escape(SCHEMA_MARKER) + r"\s*```json\s*\n(.*?)\n\s*```", re.DOTALL)
 _EVASIVE = ("i don't know", "i do not know", "i cannot help", "i can't help", "as an ai")
 # Below this gap the judge has no strong preference and the configured biases may act.
 _STRONG_GAP = 0.15
@@ -100,38 +104,6 @@ def read_transcript(messages: list[Any]) -> Transcript:
     )
 
 
-def find_schema(body: dict[str, Any]) -> dict[str, Any] | None:
-    """Return the verdict JSON schema from ``response_format`` or from the prompt's json fence.
-
-    ``response_format`` holds it as ``{"type": "json_schema", "json_schema": {"schema": ...}}``
-    (OpenAI) or as ``{"type": "json_object", "schema": ...}`` (llama-cpp-python's server).
-    """
-    response_format = body.get("response_format")
-    if isinstance(response_format, dict):
-        kind = response_format.get("type")
-        if kind == "json_schema":
-            schema = (response_format.get("json_schema") or {}).get("schema")
-        else:
-            schema = response_format.get("schema") if kind == "json_object" else None
-        if isinstance(schema, dict):
-            return schema
-    messages = body.get("messages") or []
-    # System messages first: that is where judgecli puts the schema; the rest is a fallback.
-    ordered = sorted(
-        messages, key=lambda m: not (isinstance(m, dict) and m.get("role") == "system")
-    )
-    for message in ordered:
-        match = _SCHEMA_FENCE.search(message_text(message))
-        if match:
-            try:
-                schema = json.loads(match.group(1))
-            except ValueError:
-                continue
-            if isinstance(schema, dict):
-                return schema
-    return None
-
-
 def _overlap(output_words: set[str], other: str) -> float:
     return min(1.0, len(output_words & content_words(other)) / 3)
 
@@ -178,6 +150,8 @@ class Judgement:
     length_bias: float = 0.0
     truth: TruthAnswer | None = None
     """The given label to answer (pointwise and binary only), when the truth file has it."""
+    guess: random.Random | None = None
+    """With jitter: the generator this call's random guess draws from; None answers as usual."""
 
     def _quality(self, output: str | None, criterion: str) -> float:
         t = self.transcript
@@ -230,6 +204,8 @@ class Judgement:
 
     def reasoning(self, criterion: str = "") -> str:
         """A sentence that says the verdict is simulated and shows the numbers behind it."""
+        if self.guess is not None:
+            return GUESS_REASONING
         if self.truth is not None:
             return "Simulated judgement (not a model): a given label, replayed with seeded noise."
         if self.transcript.pairwise:
@@ -237,38 +213,6 @@ class Judgement:
             return f"Simulated judgement (not a model): quality gap A - B = {d:+.2f}."
         q = self.score(criterion)
         return f"Simulated judgement (not a model): answer quality {q:.2f}."
-
-
-def _resolve(node: Any, root: dict[str, Any]) -> dict[str, Any]:
-    """Follow ``$ref`` and single-branch ``anyOf``/``allOf`` as pydantic-made schemas use them."""
-    for _ in range(16):  # refs can chain; a bound keeps a cyclic schema from hanging a request
-        if not isinstance(node, dict):
-            return {}
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/"):
-            target: Any = root
-            for key in ref[2:].split("/"):
-                target = target.get(key, {}) if isinstance(target, dict) else {}
-            node = target
-            continue
-        branches = node.get("anyOf") or node.get("oneOf") or node.get("allOf")
-        if isinstance(branches, list) and branches and "type" not in node:
-            non_null = [
-                b for b in branches if not (isinstance(b, dict) and b.get("type") == "null")
-            ]
-            node = non_null[0] if non_null else branches[0]
-            continue
-        return node
-    return {}
-
-
-def _type_of(node: dict[str, Any]) -> str:
-    kind = node.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    if kind is None and "properties" in node:
-        return "object"
-    return kind if isinstance(kind, str) else ""
 
 
 def _pick_winner(
@@ -283,21 +227,15 @@ def _pick_winner(
     return values[min(position, len(values) - 1)]
 
 
-def _numeric(values: Any) -> bool:
-    """Whether an enum lists numbers only (not bools, which JSON keeps apart)."""
-    return (
-        isinstance(values, list)
-        and bool(values)
-        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
-    )
-
-
 def _fill_number(
-    node: dict[str, Any], q: float, *, integer: bool, truth: TruthAnswer | None
+    node: dict[str, Any], q: float, *, integer: bool, judgement: Judgement
 ) -> float | int:
     # Unbounded scores get a Likert 1..5 (integers) or 0..1 (numbers).
     low = node.get("minimum", 1 if integer else 0)
     high = node.get("maximum", 5 if integer else 1)
+    if judgement.guess is not None:
+        return guess_number(low, high, integer=integer, rng=judgement.guess)
+    truth = judgement.truth
     given = truth.number(low, high, integer=integer) if truth is not None else None
     if given is not None:
         return given
@@ -307,13 +245,15 @@ def _fill_number(
 
 
 def _fill(name: str, node: Any, root: dict[str, Any], judgement: Judgement, criterion: str) -> Any:
-    node = _resolve(node, root)
+    node = resolve_node(node, root)
     values = node.get("enum")
-    if _numeric(values) and _type_of(node) in ("integer", "number"):
+    if numeric_enum(values) and node_type(node) in ("integer", "number"):
         # A scale written as its points (judge's integer scales): fill it as the range.
         node = {**node, "minimum": min(values), "maximum": max(values)}
         values = None
     if isinstance(values, list) and values:
+        if judgement.guess is not None:
+            return judgement.guess.choice(values)
         if name.lower() == "winner" and judgement.transcript.pairwise:
             return _pick_winner(values, judgement.winner(criterion), judgement, criterion)
         given = judgement.truth.choice(values) if judgement.truth is not None else None
@@ -322,7 +262,7 @@ def _fill(name: str, node: Any, root: dict[str, Any], judgement: Judgement, crit
         return values[0] if len(values) == 1 or judgement.score(criterion) >= 0.5 else values[1]
     if "const" in node:
         return node["const"]
-    kind = _type_of(node)
+    kind = node_type(node)
     if kind == "object":
         # Top-level keys share the overall quality; nested keys are criteria with their own.
         properties = node.get("properties") or {}
@@ -335,14 +275,14 @@ def _fill(name: str, node: Any, root: dict[str, Any], judgement: Judgement, crit
     # Computed only for the leaves that use it: it hashes the answer and reads its words.
     q = judgement.score(criterion)
     if kind in ("integer", "number"):
-        return _fill_number(node, q, integer=kind == "integer", truth=judgement.truth)
+        return _fill_number(node, q, integer=kind == "integer", judgement=judgement)
     if kind == "string":
         if name.lower() == "reasoning":
             return judgement.reasoning(criterion)
         advice = "clear and relevant." if q >= 0.5 else "add more detail."
         return f"Simulated {name.replace('_', ' ') or 'feedback'}: {advice}"
     if kind == "boolean":
-        return q >= 0.5
+        return judgement.guess.random() < 0.5 if judgement.guess is not None else q >= 0.5
     return [] if kind == "array" else None
 
 
@@ -360,10 +300,14 @@ def verdict_content(
     length_bias: float = 0.0,
     truth: TruthTable | None = None,
     noise: float = 0.0,
+    jitter: float = 0.0,
+    occurrence: int = 0,
 ) -> str:
     """Return the reply text for a chat completion request: a JSON verdict or plain text.
 
     With ``truth``, an answer found in it gets its label (flipped with probability ``noise``).
+    With ``jitter``, a verdict is a random guess with that probability, drawn for the
+    ``occurrence``-th identical request (`judgecli.simulator.jitter`).
     """
     transcript = read_transcript(body.get("messages") or [])
     model = str(body.get("model", ""))
@@ -372,6 +316,13 @@ def verdict_content(
         given = truth.answer(
             transcript.input_text, transcript.output, noise=noise, seed=seed, model=model
         )
+    schema = find_schema(body)
+    # Only a verdict is guessed: a prose or generator reply has nothing to draw.
+    guess = (
+        None
+        if schema is None
+        else guess_draw(body, seed=seed, jitter=jitter, occurrence=occurrence)
+    )
     judgement = Judgement(
         transcript=transcript,
         model=model,
@@ -379,8 +330,8 @@ def verdict_content(
         position_bias=position_bias,
         length_bias=length_bias,
         truth=given,
+        guess=guess,
     )
-    schema = find_schema(body)
     if schema is None and model.startswith(GENERATOR_PREFIX):
         return generated_answer(body.get("messages") or [])
     if schema is None:

@@ -139,10 +139,7 @@ def fleiss_kappa(
         raise ValueError("every item needs the same number of ratings for Fleiss' kappa")
     if m < 2:
         return None
-    k = len(labels)
-    codes = _codes([label for item in ratings for label in item], labels)
-    item = np.repeat(np.arange(len(ratings)), m)
-    counts = np.bincount(item * k + codes, minlength=len(ratings) * k).reshape(-1, k)
+    counts = category_counts(ratings, labels=labels)
     totals = counts.sum(axis=0)
     if np.count_nonzero(totals) == 1:
         return None
@@ -150,6 +147,41 @@ def fleiss_kappa(
     agreement = float(((counts * counts).sum(axis=1) - m).mean()) / (m * (m - 1))
     chance = float((shares * shares).sum())
     return (agreement - chance) / (1.0 - chance)
+
+
+def fleiss_kappa_resampled(ratings: FloatArray, counts: FloatArray) -> FloatArray:
+    """``fleiss_kappa`` of every bootstrap resample of the items at once (see
+    ``stats.resampling``): each item weighed by how many times the resample holds it.
+
+    Args:
+        ratings: nᵢⱼ, the raters putting item i in category j, shape (items, categories),
+            every row summing to the same m >= 2.
+        counts: How many times each item is in each resample, shape (resamples, items).
+
+    Returns:
+        κ per resample, nan where every rating of the resample is one category.
+    """
+    m = float(ratings[0].sum())
+    agreement = ((ratings * ratings).sum(axis=1) - m) / (m * (m - 1.0))
+    weight = counts.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = counts @ agreement / weight
+        shares = counts @ ratings / (m * weight)[:, None]
+        chance = (shares * shares).sum(axis=1)
+        kappa = (observed - chance) / (1.0 - chance)
+    return np.asarray(np.where(chance < 1.0, kappa, np.nan), dtype=np.float64)
+
+
+def category_counts(
+    ratings: Sequence[Sequence[Hashable]], *, labels: Sequence[Hashable]
+) -> FloatArray:
+    """nᵢⱼ of Fleiss' κ: how many of item i's ratings are label j, shape (items, labels)."""
+    k = len(labels)
+    m = len(ratings[0]) if ratings else 0
+    codes = _codes([label for item in ratings for label in item], labels)
+    item = np.repeat(np.arange(len(ratings)), m)
+    counts = np.bincount(item * k + codes, minlength=len(ratings) * k).reshape(-1, k)
+    return np.asarray(counts, dtype=np.float64)
 
 
 def krippendorff_alpha(

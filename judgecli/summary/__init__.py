@@ -9,4 +9,5 @@ aware (results, rubrics, labels, verdicts); the arithmetic itself is in `stats/`
 - `agreement`: agreement measures over (case, label) pairs, for calibrate
 - `cascade`: a --screen run's tiers, costs and agreement
 - `compare`: two runs of one rubric, case by case (`judge report A B`)
+- `drift`: `judge drift`'s summary.json and flips.jsonl lines (DriftSummary, Flip)
 """

@@ -23,6 +23,7 @@ from judgecli.result import CaseResult, CaseStatus, natural_key
 from judgecli.rubric import Rubric
 from judgecli.stats.intervals import Interval
 from judgecli.stats.multiplicity import Call, Correction
+from judgecli.summary.stability import SelfConsistency, stability_fields
 from judgecli.usage import COST_DIGITS, Tokens
 
 # How many failed cases the summary lists by id (the rest are in results.jsonl).
@@ -220,6 +221,8 @@ class GateMetric(StrEnum):
     MEAN = "mean"
     LOSS_RATE = "loss_rate"
     CONSISTENCY = "consistency"
+    STABILITY = "stability"
+    PASS_K = "pass_k"
     COHEN_KAPPA = "cohen_kappa"
     WEIGHTED_KAPPA = "weighted_kappa"
     ACCURACY = "accuracy"
@@ -333,6 +336,13 @@ class SummaryTail(Part):
     of 30 cases"): the run then exits 3 and its gate is not evaluated."""
     sequential: SequentialSummary | None = None
     """A --sequential run's decision (score, pairwise)."""
+    repeats: int | None = None
+    """--repeats K: how many independent times each judge was asked each case (K >= 2)."""
+    stability: float | None = None
+    """--repeats K: the share of cases whose K verdicts agree."""
+    stability_ci: Interval | None = None
+    self_consistency: SelfConsistency | None = None
+    """--repeats K: the judge's agreement with itself in detail."""
 
 
 def calls_summary(
@@ -385,6 +395,7 @@ def run_facts(
         "n_ok": len(rows) - len(failed),
         "n_failed": len(failed),
         "usage": usage_of(rows),
+        **stability_fields(rows, rubric),
         "failures": [
             FailedCase(id=r.id, error=r.error or "")
             for r in sorted(failed, key=lambda r: natural_key(r.id))[:FAILURES_LISTED]

@@ -123,7 +123,8 @@ def score_numbers(rows: list[CaseResult], rubric: Rubric, models: list[str]) -> 
             scores,
             scale_min=rubric.scale.min,
             scale_max=rubric.scale.max,
-            integer=on_scale_points(rubric, models),
+            # A case's mean over --repeats falls between the points, as a panel's does.
+            integer=on_scale_points(rubric, models) and not any(r.repeats for r in ok),
         )
         fields["criteria"] = {
             name: CriterionSummary(

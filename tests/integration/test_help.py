@@ -9,7 +9,13 @@ import pytest
 from typer.testing import CliRunner
 
 from judgecli.cli import app
-from judgecli.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, SUBSET_FLAGS, flag_fields
+from judgecli.flags import (
+    CASCADE_FLAGS,
+    REPEAT_FLAGS,
+    SCALE_OUT_FLAGS,
+    SUBSET_FLAGS,
+    flag_fields,
+)
 
 
 def command_paths() -> list[list[str]]:
@@ -90,7 +96,7 @@ JUDGING = {
     "score": frozenset(),
     "pairwise": frozenset(),
     "calibrate": CASCADE_FLAGS | SUBSET_FLAGS | SCALE_OUT_FLAGS,
-    "refine": CASCADE_FLAGS | SCALE_OUT_FLAGS,
+    "refine": CASCADE_FLAGS | SCALE_OUT_FLAGS | REPEAT_FLAGS,
 }
 
 

@@ -22,6 +22,7 @@ NEW_FLAGS = (
     "--no-rate-limit-headers",
     "--rate-limit-retry-after",
     "--rate-limit-rate",
+    "--jitter",
 )
 
 

@@ -320,6 +320,30 @@ def test_a_batch_answers_each_line_exactly_as_the_same_request_sent_online():
     assert Fault.MALFORMED in {fault for _, fault in online_records}
 
 
+def test_repeats_in_a_batch_draw_their_jitter_as_the_same_repeats_sent_online():
+    # Issue 17: K identical lines are K samples of a jittery judge, not one answer K times,
+    # and they draw the same multiset as K online repeats on a fresh server.
+    repeats = {f"r{i}": request(response_format=JSON_SCHEMA_FORMAT) for i in range(20)}
+    with SimulatorServer(SimulatorConfig(jitter=1.0, seed=4)) as server:
+        client = Client(server)
+
+        async def conversation() -> list[dict[str, Any]]:
+            batch, _ = await client.until_done(await client.submit(batch_file(repeats)))
+            return await client.rows(batch.output_file_id)
+
+        output = run(conversation)
+        server.reset()
+        online = [post(server.url, body)[2] for body in repeats.values()]
+
+    def contents(bodies: list[dict[str, Any]]) -> list[str]:
+        return sorted(body["choices"][0]["message"]["content"] for body in bodies)
+
+    batched = contents([row["response"]["body"] for row in output])
+    assert len(batched) == 20
+    assert len({json.loads(text)["score"] for text in batched}) > 1
+    assert batched == contents(online)
+
+
 # --- Faults ---
 
 

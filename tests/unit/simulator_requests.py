@@ -8,7 +8,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from judgecli.simulator.verdicts import SCHEMA_MARKER
+from judgecli.simulator.schema import SCHEMA_MARKER
 
 QUESTION = "How do vaccines train the immune system to recognise a virus?"
 ANSWER = (

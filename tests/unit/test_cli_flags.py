@@ -16,7 +16,14 @@ from judgecli.cli import app, inputs
 from judgecli.cli.flags import judge_flags
 from judgecli.config import FailureLimit, Price, RunConfig
 from judgecli.errors import ExitCode
-from judgecli.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, SUBSET_FLAGS, JudgeFlags, flag_fields
+from judgecli.flags import (
+    CASCADE_FLAGS,
+    REPEAT_FLAGS,
+    SCALE_OUT_FLAGS,
+    SUBSET_FLAGS,
+    JudgeFlags,
+    flag_fields,
+)
 
 FLAGS = {shared.name: shared for shared in flag_fields()}
 
@@ -91,7 +98,7 @@ COMMANDS = {
     ),
     "refine": (
         ["refine", "cases.jsonl", "--rubric", "pointwise.yaml", "--generator", "openai/gen"],
-        CASCADE_FLAGS | SCALE_OUT_FLAGS,
+        CASCADE_FLAGS | SCALE_OUT_FLAGS | REPEAT_FLAGS,
     ),
 }
 THERE = "elsewhere"

@@ -22,9 +22,10 @@ from judgecli.cli import app
 from judgecli.errors import ConfigError, DatasetError
 from judgecli.prompt import fence
 from judgecli.simulator.config import JudgeProfile, parse_profiles
+from judgecli.simulator.schema import SCHEMA_MARKER
 from judgecli.simulator.server import Fault, SimulatorConfig, SimulatorServer, serve_forever
 from judgecli.simulator.truth import TruthTable, load_truth, pooled_label
-from judgecli.simulator.verdicts import MALFORMED_CONTENT, SCHEMA_MARKER, quality, verdict_content
+from judgecli.simulator.verdicts import MALFORMED_CONTENT, quality, verdict_content
 
 QUESTION = "How do vaccines train the immune system to recognise a virus?"
 GOOD_ANSWER = (

@@ -259,6 +259,7 @@ def test_a_judgement_keeps_its_results_jsonl_key_order():
         "retries",
         "cached",
         "batched",
+        "repeat",
     ]
 
 

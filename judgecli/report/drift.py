@@ -1,0 +1,198 @@
+"""The report of a `judge drift`: its headline, its tables (the numbers, what differs in the
+judge, the label transitions, the flipped cases), and report.md / report.html made of them.
+Returns text; the store writes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from judgecli.report import svg
+from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct, heading, rich_table
+from judgecli.report.decision import fmt_p
+from judgecli.report.html import PAGE_CSS, cards, table
+from judgecli.report.html_cases import esc
+from judgecli.report.markdown import md_table
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from judgecli.drift import Drift
+    from judgecli.summary.drift import DriftSummary, Flip
+
+FLIPS_LISTED = 50
+"""report.md lists this many flipped cases (flips.jsonl and report.html hold them all)."""
+
+VALUE_WORDS = {
+    "outcome": "NEW's outcome (1 win, ½ tie, 0 loss)",
+    "passed": "passed (1 or 0)",
+    "score": "score",
+}
+MEAN_WORDS = {"outcome": "win rate", "passed": "pass rate", "score": "mean score"}
+"""What the mean of each kind of headline value is called."""
+
+
+def title_of(s: DriftSummary) -> str:
+    """`Judge drift: A → B`."""
+    return f"Judge drift: {s.runs.a} → {s.runs.b}"
+
+
+def mean_words(s: DriftSummary) -> str:
+    """`win rate`, `pass rate` or `mean score`: the number whose shift is measured."""
+    return MEAN_WORDS.get(s.value, f"mean {s.value}")
+
+
+def shift_ci(s: DriftSummary) -> str:
+    """The shift's interval, signed, to three places."""
+    low, high = s.shift_ci
+    return NA if low is None or high is None else f"[{low:+.3f}, {high:+.3f}]"
+
+
+def p_text(p: float | None) -> str:
+    """`p = 0.010`, `p < 0.001` or `p n/a`."""
+    shown = fmt_p(p)
+    return f"p {shown}" if shown.startswith("<") or p is None else f"p = {shown}"
+
+
+def gate_word(s: DriftSummary) -> str:
+    """PASS, FAIL or NO VERDICT for a drift with --max-shift; "" without."""
+    if s.gate is None:
+        return ""
+    return {True: "PASS", False: "FAIL", None: "NO VERDICT"}[s.gate.passed]
+
+
+def drift_headline(s: DriftSummary) -> str:
+    """One line: how many verdicts flipped, the shift, κ (and the gate's word first)."""
+    shift = NA if s.shift is None else f"{s.shift:+.3f}"
+    line = (
+        f"{s.n_flipped} of {s.n_paired} {s.kind} verdicts flipped ({fmt_pct(s.flip_rate)} "
+        f"{fmt_ci(s.flip_rate_ci, pct=True)}); {mean_words(s)} shift {shift} "
+        f"{shift_ci(s)} ({p_text(s.shift_p_value)}); κ {fmt(s.kappa)}"
+    )
+    word = gate_word(s)
+    return f"{word} — {line}" if word else line
+
+
+def gate_note(s: DriftSummary) -> str | None:
+    """What the gate checked, in words."""
+    if s.gate is None:
+        return None
+    found = {
+        True: "the shift is significant",
+        False: "the shift is not significant",
+        None: "the shift's interval could not be computed",
+    }
+    return (
+        f"Gate: fails when the shift is significant (its 95% interval excludes 0) and "
+        f"|shift| > {s.gate.max_shift:g}; {found[s.gate.significant]}."
+    )
+
+
+def numbers_section(s: DriftSummary) -> Section:
+    """The headline numbers with their intervals."""
+    reasons = s.left_out_reasons
+    why = (
+        f"{reasons.missing_in_a} only in B, {reasons.missing_in_b} only in A, "
+        f"{reasons.failed_in_a} failed in A, {reasons.failed_in_b} failed in B"
+    )
+    rows = [
+        ("cases paired", str(s.n_paired), ""),
+        ("cases left out", str(s.left_out), why if s.left_out else ""),
+        (f"flipped ({s.compared} differs)", f"{s.n_flipped} of {s.n_paired}", ""),
+        ("flip rate", fmt_pct(s.flip_rate), fmt_ci(s.flip_rate_ci, pct=True)),
+        (f"{mean_words(s)}: A → B", f"{fmt(s.mean_a, 3)} → {fmt(s.mean_b, 3)}", ""),
+        ("shift (B − A)", NA if s.shift is None else f"{s.shift:+.3f}", shift_ci(s)),
+        ("  paired t test p", fmt_p(s.shift_p_value), ""),
+        ("Cohen's κ, A vs B", fmt(s.kappa), ""),
+    ]
+    if "weighted_kappa" in s.model_fields_set:
+        rows.append(("  quadratic-weighted κ", fmt(s.weighted_kappa), ""))
+    return Section(
+        f"drift ({s.kind}; value: {VALUE_WORDS.get(s.value, s.value)})",
+        ["measure", "value", "95% CI"],
+        rows,
+    )
+
+
+def cell(value: Any) -> str:
+    """A setting's value in a cell: text as is, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def differences_section(s: DriftSummary) -> Section:
+    """The settings of the judge that differ between the runs."""
+    rows = [(name, cell(d.a), cell(d.b)) for name, d in s.differences.items()]
+    return Section(
+        "what differs in the judge",
+        ["setting", "A", "B"],
+        rows or [("(nothing)", "", "")],
+    )
+
+
+def transitions_section(s: DriftSummary) -> Section:
+    """Cases per label in A (rows) and in B (columns)."""
+    rows = [(a, *(str(s.transitions[a][b]) for b in s.labels)) for a in s.labels]
+    return Section(f"{s.compared}: A (rows) → B (columns)", ["A \\ B", *s.labels], rows)
+
+
+def flips_section(flips: Sequence[Flip], limit: int | None = None) -> Section:
+    """The flipped cases, largest change first (`limit`: only the first so many)."""
+    shown = flips if limit is None else flips[:limit]
+    rows = [(f.id, f.a, f.b, NA if f.change is None else f"{f.change:+g}") for f in shown]
+    more = "" if len(shown) == len(flips) else f"; the first {len(shown)} (all in flips.jsonl)"
+    return Section(f"flipped cases ({len(flips)}{more})", ["id", "A", "B", "change"], rows)
+
+
+def drift_sections(drift: Drift, *, flips_limit: int | None = FLIPS_LISTED) -> list[Section]:
+    """Every table of the report, in order."""
+    s = drift.summary
+    sections = [numbers_section(s), differences_section(s), transitions_section(s)]
+    if drift.flips:
+        sections.append(flips_section(drift.flips, flips_limit))
+    return sections
+
+
+def render_drift_markdown(drift: Drift) -> str:
+    """report.md: the headline, then the tables."""
+    s = drift.summary
+    parts = [f"# {title_of(s)}", f"**{drift_headline(s)}**"]
+    if note := gate_note(s):
+        parts.append(f"> {note}")
+    parts += [
+        f"## {heading(sec.title)}\n\n{md_table(sec.header, sec.rows)}"
+        for sec in drift_sections(drift)
+    ]
+    if s.warnings:
+        parts.append("## Warnings\n\n" + "\n".join(f"- {w}" for w in s.warnings))
+    return "\n\n".join(parts) + "\n"
+
+
+def render_drift_html(drift: Drift) -> str:
+    """report.html: the same as report.md on one self-contained page (nothing fetched,
+    everything from a run escaped).
+    """
+    s = drift.summary
+    state = {"PASS": "pass", "FAIL": "fail", "NO VERDICT": "incomplete"}.get(gate_word(s), "")
+    note = f'<p class="note">{esc(n)}</p>' if (n := gate_note(s)) else ""
+    body = [
+        f'<header><h1>{esc(title_of(s))}</h1><p class="headline {state}">'
+        f"{esc(drift_headline(s))}</p>{note}</header>",
+        cards("Numbers", [table(sec) for sec in drift_sections(drift, flips_limit=None)]),
+    ]
+    if s.warnings:
+        items = "".join(f"<li>{esc(w)}</li>" for w in s.warnings)
+        body.append(f"<section><h2>Warnings</h2><ul>{items}</ul></section>")
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title_of(s))}</title><style>{svg.CHART_CSS}{PAGE_CSS}</style></head>"
+        f"<body><main>{''.join(body)}</main></body></html>\n"
+    )
+
+
+def terminal_tables(drift: Drift) -> list[Table]:
+    """What the terminal shows: the numbers and what differs, laid out for 80 columns."""
+    s = drift.summary
+    return [rich_table(numbers_section(s)), rich_table(differences_section(s))]
