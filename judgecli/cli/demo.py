@@ -100,6 +100,29 @@ def demo_steps(api_base: str, out: Path) -> list[tuple[str, list[str], set[int]]
             {0},
         ),
         (
+            "Is the judge itself stable? Each case asked 3 times of a sampling judge (gate: "
+            "the same verdict on at least half the cases)",
+            [
+                "score",
+                str(datasets / "example.jsonl"),
+                "--rubric",
+                "helpfulness",
+                "--model",
+                "openai/sim-sampled",
+                "--api-base",
+                api_base,
+                "--repeats",
+                "3",
+                "--temperature",
+                "0.7",
+                "--min-stability",
+                "0.5",
+                "--out",
+                str(out / "repeats"),
+            ],
+            {0},
+        ),
+        (
             "Self-refine: regenerate answers below the bar with the judge's feedback",
             [
                 "refine",
@@ -149,14 +172,18 @@ def demo_command(
     # A little position bias, so the demo shows what judging both orders catches; and the
     # human labels of datasets/labels.jsonl replayed with 20% noise, so calibrate has a
     # judge that is good but not perfect. The cheap screen of the tiered step, sim-mini, is
-    # much more position-biased than sim.
+    # much more position-biased than sim; sim-sampled answers at random one call in five.
     config = SimulatorConfig(
         latency_ms=latency_ms,
         latency_jitter_ms=latency_ms / 3,
         position_bias=0.25,
         truth_file=REPO / "datasets" / "labels.jsonl",
         noise=0.2,
-        profiles={"sim-mini": JudgeProfile(position_bias=0.6)},
+        # sim-sampled guesses on 20% of its calls: what --repeats measures.
+        profiles={
+            "sim-mini": JudgeProfile(position_bias=0.6),
+            "sim-sampled": JudgeProfile(jitter=0.2),
+        },
     )
     with SimulatorServer(config) as sim:
         stdout.print(
