@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -34,6 +35,43 @@ DEFAULT_MAX_TOKENS = 1024
 # Sent as the key to keyless OpenAI-compatible servers (vLLM, Ollama): the OpenAI client
 # refuses to send a request without one, and LiteLLM reports that as a retryable 5xx.
 KEYLESS_PLACEHOLDER = "no-key-needed"
+
+
+class ScoreMode(StrEnum):
+    """--score-mode: where a judgement's score comes from."""
+
+    SAMPLE = "sample"
+    """The verdict the judge wrote: one sample of what it might have said."""
+    LOGPROB = "logprob"
+    """The judge's token log-probabilities at the verdict: the expected score over the scale
+    points (G-Eval), the probability of each choice or winner (docs/logprobs.md)."""
+
+
+def parse_score_mode(text: str | None, rubric: Rubric) -> ScoreMode:
+    """--score-mode (or JUDGE_SCORE_MODE) as a ScoreMode; ConfigError for another value, or
+    for logprob scores on a rubric they are not defined for.
+    """
+    if text is None:
+        return ScoreMode.SAMPLE
+    try:
+        mode = ScoreMode(text.strip().lower())
+    except ValueError:
+        allowed = ", ".join(ScoreMode)
+        raise ConfigError(f"--score-mode {text!r} is not one of: {allowed}") from None
+    if mode is ScoreMode.LOGPROB and rubric.scale is not None:
+        if rubric.criteria:
+            raise ConfigError(
+                f"--score-mode logprob: rubric {rubric.name!r} scores criteria, and expected "
+                "scores are read for one score only",
+                hint="use --score-mode sample with this rubric, or a rubric without criteria",
+            )
+        if not rubric.scale.integer:
+            raise ConfigError(
+                f"--score-mode logprob: rubric {rubric.name!r} has a continuous scale, and "
+                "expected scores are taken over the points of an integer scale",
+                hint="use --score-mode sample with this rubric, or give it an integer scale",
+            )
+    return mode
 
 
 class Price(BaseModel):
@@ -176,6 +214,8 @@ class RunConfig(BaseModel):
     """--batch: submit the calls to the provider's batch API (judge collect finishes)."""
     conclude_only: bool = False
     """Judge nothing: every case must already have its result (judge merge)."""
+    score_mode: ScoreMode = ScoreMode.SAMPLE
+    """--score-mode: scores from the verdict written, or from the judge's logprobs."""
 
     @property
     def model_names(self) -> list[str]:
@@ -291,6 +331,7 @@ def build_run_config(
         max_failures=parse_failure_limit(max_failures) if max_failures else DEFAULT_MAX_FAILURES,
         workers=parse_workers(flags.workers) if flags.workers else 1,
         shard=parse_shard(flags.shard, os.environ) if flags.shard else None,
+        score_mode=parse_score_mode(flags.score_mode, rubric),
         **given_settings(flags, rubric),
     )
 

@@ -19,13 +19,25 @@ from typing import IO, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgecli.conversation import (
+    Role,
+    Turn,
+    TurnsError,
+    answer_positions,
+    last_user_turn,
+    parse_turns,
+    render_turns,
+)
 from judgecli.errors import ConfigError, DatasetError
 from judgecli.shard import Shard
 
 T = TypeVar("T")
 BOM = b"\xef\xbb\xbf"
-KNOWN_FIELDS = ("id", "input", "output", "reference", "context", "category")
+KNOWN_FIELDS = ("id", "input", "output", "reference", "context", "category", "messages")
 TEXT_FIELDS = ("input", "output", "reference", "category")
+# Rubric fields (`requires`) a conversation's `messages` gives a case: the last user turn
+# before the answer graded, the answer, and the turns before it.
+FROM_MESSAGES = frozenset({"input", "output", "conversation"})
 
 
 class Case(BaseModel):
@@ -39,18 +51,46 @@ class Case(BaseModel):
     reference: str | None = None
     context: list[str] | None = None
     category: str | None = None
+    messages: list[Turn] | None = None
+    """A conversation (judgecli.conversation), instead of input and output: its last turn is
+    the assistant's answer graded."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     line: int = 0
     """Line number in the source file (1-based), for messages."""
 
     def field_text(self, name: str) -> str | None:
-        """The named case field as prompt text (context passages are numbered)."""
+        """The named case field as prompt text (context passages are numbered).
+
+        A conversation gives `input` (the last user turn before the answer), `output` (the
+        answer: its last turn) and `conversation` (the turns before the answer); a case
+        with an input is a one-turn conversation.
+        """
         if name == "context":
             if self.context is None:
                 return None
             return "\n\n".join(f"[{i}] {p}" for i, p in enumerate(self.context, start=1))
+        if self.messages is not None and name in FROM_MESSAGES:
+            before = self.messages[:-1]
+            if name == "conversation":
+                return render_turns(before)
+            return last_user_turn(before) if name == "input" else self.messages[-1].content
+        if name == "conversation":
+            if self.input is None:
+                return None
+            return render_turns([Turn(role=Role.USER, content=self.input)])
         value = getattr(self, name)
         return value if value is None else str(value)
+
+    def answer_turns(self) -> list[Case]:
+        """A conversation as one case per assistant turn, each ending at that turn (what
+        `turns: each` grades); a case without messages is its own only turn.
+        """
+        if self.messages is None:
+            return [self]
+        return [
+            self.model_copy(update={"messages": self.messages[: i + 1]})
+            for i in answer_positions(self.messages)
+        ]
 
 
 @dataclass(frozen=True)
@@ -154,6 +194,8 @@ def parse_case(
             raise DatasetError(
                 path, number, f'"{name}" must be a string, got {type(values[name]).__name__}'
             )
+    if "messages" in values:
+        values["messages"] = conversation_turns(path, number, values)
     context = values.get("context")
     if isinstance(context, str):
         values["context"] = [context]
@@ -165,6 +207,18 @@ def parse_case(
         # An empty string (a refusal, a truncated answer) is data to grade, not a missing
         # field: only an absent key or null is refused.
         key = field_map.get(name, name)
+        if values.get("messages") is not None and name in FROM_MESSAGES:
+            continue
+        if name == "conversation":
+            if values.get("input") is None:
+                raise DatasetError(
+                    path,
+                    number,
+                    f'missing required field "{field_map.get("messages", "messages")}"',
+                    hint=f"the rubric requires {requires}: give the conversation as messages "
+                    '(or an "input": a conversation of one turn)',
+                )
+            continue
         if name not in values:
             raise DatasetError(
                 path,
@@ -181,6 +235,28 @@ def parse_case(
                 hint=f'write "" for an empty {name} (it is judged as given), or drop the case',
             )
     return Case(id=str(case_id), metadata=obj, line=number, **values)
+
+
+def conversation_turns(path: Path, number: int, values: dict[str, Any]) -> list[Turn] | None:
+    """The case's `messages` as turns (None when null), or DatasetError naming the line."""
+    raw = values["messages"]
+    if raw is None:
+        return None
+    clash = " and ".join(
+        f'"{name}"' for name in ("input", "output") if values.get(name) is not None
+    )
+    if clash:
+        raise DatasetError(
+            path,
+            number,
+            f'a case has "messages" or {clash}, not both',
+            hint="in a conversation, the user turns are the input and the assistant turns "
+            "the answers",
+        )
+    try:
+        return parse_turns(raw)
+    except TurnsError as err:
+        raise DatasetError(path, number, err.problem, hint=err.hint) from None
 
 
 def is_blank(case: Case, name: str) -> bool:
@@ -380,7 +456,7 @@ def scan_labelled_cases(
         seen = first.setdefault(case.id, case)
         if seen is case:
             empty.note(case)
-        fields = ("input", "output", "reference", "context")
+        fields = ("input", "output", "reference", "context", "messages")
         if seen is not case and any(getattr(seen, f) != getattr(case, f) for f in fields):
             raise DatasetError(
                 path,

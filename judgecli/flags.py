@@ -145,6 +145,17 @@ class JudgeFlags:
         "judge's stability. Use a temperature above 0. Default: 1.",
         to="repeats",
     )
+    score_mode: str | None = flag(
+        "--score-mode",
+        env="JUDGE_SCORE_MODE",
+        metavar="sample|logprob",
+        panel=JUDGE,
+        show_default=False,
+        help="sample: a judgement is the verdict the judge wrote. logprob: also ask for token "
+        "log-probabilities, and score each case by the expected score over the scale (G-Eval), "
+        "reporting the probability of each score, choice or winner; needs a server that "
+        "returns logprobs (exit 2 otherwise). Default: sample.",
+    )
     json_schema: bool | None = flag(
         "--json-schema/--no-json-schema",
         panel=JUDGE,
@@ -361,8 +372,9 @@ class JudgeFlags:
 # Flags some commands leave out: calibrate judges every labelled case with one judge tier.
 CASCADE_FLAGS = frozenset({"screen", "escalate", "screen_price"})
 SUBSET_FLAGS = frozenset({"limit", "sample"})
-# Refine judges each new answer to decide the next step: one verdict per answer.
-REPEAT_FLAGS = frozenset({"repeats"})
+# Refine judges each new answer to decide the next step: one sampled verdict per answer
+# (no repeats, no logprob scores).
+REPEAT_FLAGS = frozenset({"repeats", "score_mode"})
 # Flags of the commands whose cases are judged once each, from a dataset (score, pairwise):
 # a shard or a batch of calibrate's or refine's work has no merge or collect yet.
 SCALE_OUT_FLAGS = frozenset({"shard", "batch", "conclude_only"})

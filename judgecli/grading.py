@@ -1,9 +1,7 @@
-"""Grading one case: prompts → judge calls → verdicts → the panel's verdict.
+"""Grading one case: prompts → judge calls (`asking`) → verdicts → the panel's verdict.
 
-A reply that does not validate is re-asked with the reason (a "repair" turn), up to
-`max_retries` times, then recorded as a failed judgement with its raw text. A case with
-any failed judgement is a failed case: dropping one judge of a panel would quietly turn
-it into a different panel.
+A case with any failed judgement is a failed case: dropping one judge of a panel would
+quietly turn it into a different panel (or one ask of --repeats, a different K).
 """
 
 from __future__ import annotations
@@ -11,23 +9,32 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Awaitable, Iterable
-from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, TypeVar, cast
 
-from judgecli.config import RunConfig
+from judgecli.asking import GradingPlan, Spend, ask_judge
+from judgecli.conversation import aggregate_turns, answer_positions, turn_record
 from judgecli.dataset import Case
 from judgecli.debias import (
-    FlipPolicy,
     FlipVerdict,
+    PanelVerdict,
     combine_panel,
     combine_winners,
     reconcile_flip,
     to_winner,
 )
-from judgecli.judge.client import JudgeCallError, JudgeClient, JudgeReply, JudgeRequest, Message
+from judgecli.judge.client import JudgeClient
+from judgecli.logprobs import (
+    graded_verdict,
+    mean_probabilities,
+)
 from judgecli.pairs import Pair
-from judgecli.prompt import build_pair_messages, case_values, messages_from, response_format
+from judgecli.prompt import (
+    build_pair_messages,
+    case_values,
+    compared_length,
+    compared_text,
+    messages_from,
+)
 from judgecli.repeats import (
     Compared,
     agreement,
@@ -36,180 +43,19 @@ from judgecli.repeats import (
     repeat_verdict,
 )
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, RepeatVerdict
-from judgecli.rubric import Rubric
-from judgecli.usage import Metered
-from judgecli.verdict import VerdictError, parse_verdict
+from judgecli.rubric import Rubric, Turns
+
+__all__ = [
+    "GradingPlan",
+    "Spend",
+    "ask_judge",
+    "grade_pairwise",
+    "grade_pointwise",
+    "settle_all",
+    "single_order",
+]
 
 T = TypeVar("T")
-
-# How much of a bad reply is echoed back in the repair turn.
-REPAIR_ECHO_CHARS = 4000
-
-
-@dataclass(frozen=True)
-class GradingPlan:
-    """What every case of a run is graded with."""
-
-    rubric: Rubric
-    models: list[str]
-    temperature: float
-    max_tokens: int | None
-    max_retries: int
-    """Re-asks after an unparseable or off-schema reply."""
-    flip: bool = True
-    """Pairwise: judge both orders (the position-bias fix); else one seeded random order."""
-    flip_policy: FlipPolicy = FlipPolicy.TIE
-    seed: int = 0
-    repeats: int = 1
-    """--repeats K: every judge asks every prompt K times, as independent samples."""
-
-    @classmethod
-    def of(cls, config: RunConfig, rubric: Rubric, **pairwise: Any) -> GradingPlan:
-        """The plan of a run: its judges and sampling settings (plus, for pairwise runs,
-        `flip` and `flip_policy`).
-        """
-        return cls(
-            rubric=rubric,
-            models=config.model_names,
-            temperature=config.temperature,
-            max_tokens=config.max_tokens,
-            max_retries=config.max_retries,
-            seed=config.seed,
-            repeats=config.repeats,
-            **pairwise,
-        )
-
-    @property
-    def repeat_indices(self) -> list[int | None]:
-        """The repeat index of each ask of a prompt: [None] without --repeats (results keep
-        no index then), else 0..K-1.
-        """
-        return [None] if self.repeats == 1 else list(range(self.repeats))
-
-    @cached_property
-    def response_format(self) -> dict[str, Any]:
-        """The rubric's structured-output request, built once for the whole run."""
-        return response_format(self.rubric)
-
-
-def repair_request(request: JudgeRequest, reply: str, reason: str) -> JudgeRequest:
-    """The same request plus the bad reply and what was wrong with it."""
-    messages: list[Message] = [
-        *request.messages,
-        {"role": "assistant", "content": reply[:REPAIR_ECHO_CHARS]},
-        {
-            "role": "user",
-            "content": f"That reply is not valid: {reason}. Reply again with only the JSON "
-            "object the instructions describe.",
-        },
-    ]
-    return request.model_copy(update={"messages": messages})
-
-
-class Spend(Metered):
-    """What the calls behind one judgement cost, summed over attempts (a mutable
-    accumulator: tokens, cost and latency from Metered).
-    """
-
-    attempts: int = 0
-    batched: int = 0
-
-    def add(self, reply: JudgeReply) -> None:
-        """Count one reply (and the transport retries behind it)."""
-        self.add_tokens(reply)
-        self.latency_s += reply.latency_s
-        self.attempts += reply.attempts
-        self.batched += reply.batched
-
-    def judgement(
-        self, model: str, order: Order | None, repeat: int | None = None, **outcome: Any
-    ) -> Judgement:
-        """A Judgement carrying this spend and the given raw/verdict/error."""
-        return Judgement(
-            model=model,
-            order=order,
-            repeat=repeat,
-            **self.token_fields(),
-            latency_s=self.latency_s,
-            attempts=self.attempts,
-            retries=max(self.attempts - 1, 0),
-            batched=self.batched or None,
-            **outcome,
-        )
-
-
-async def ask_judge(
-    client: JudgeClient,
-    plan: GradingPlan,
-    model: str,
-    messages: list[Message],
-    *,
-    order: Order | None = None,
-    repeat: int | None = None,
-) -> Judgement:
-    """One judge's verdict on one prompt (ask `repeat` of K), re-asking after invalid
-    replies.
-    """
-    request = JudgeRequest(
-        model=model,
-        messages=messages,
-        temperature=plan.temperature,
-        max_tokens=plan.max_tokens,
-        response_format=plan.response_format if client.accepts_schema(model) else None,
-        repeat=repeat or 0,
-    )
-    first_request = request
-    spend = Spend()
-    raw: str | None = None
-    reasoning: str | None = None
-    error = "no reply"
-    for _ in range(plan.max_retries + 1):
-        try:
-            reply = await client.complete(request)
-        except JudgeCallError as err:
-            spend.attempts += err.attempts
-            return spend.judgement(model, order, repeat, raw=raw, error=err.reason)
-        spend.add(reply)
-        raw = reply.text
-        reasoning = reply.reasoning
-        try:
-            if reply.finish_reason == "length":
-                # A reply cut off at max_tokens is not parsed, even when an early `{...}`
-                # happens to be complete: the judge had not finished saying what it meant.
-                raise VerdictError(cut_off(plan.max_tokens), reply.text)
-            verdict = parse_verdict(reply.text, plan.rubric)
-        except VerdictError as err:
-            error = f"invalid verdict: {err.reason}"
-            request = repair_request(request, reply.text, err.reason)
-            continue
-        # Keyed by the first request: a re-run asks that one, and must get this verdict
-        # (even when it took a repair turn) without paying for the turns again.
-        client.remember(first_request, reply)
-        return spend.judgement(
-            model,
-            order,
-            repeat,
-            raw=raw,
-            reasoning=reasoning,
-            verdict=verdict,
-            cached=reply.cached,
-        )
-    return spend.judgement(
-        model,
-        order,
-        repeat,
-        raw=raw,
-        reasoning=reasoning,
-        error=f"{error} (after {plan.max_retries + 1} replies)",
-    )
-
-
-def cut_off(max_tokens: int | None) -> str:
-    """The reason for a reply that hit the token limit (finish_reason "length")."""
-    limit = f" --max-tokens {max_tokens}" if max_tokens else " the token limit"
-    return (
-        f"the reply was cut off at{limit} (finish_reason: length); be brief, or raise --max-tokens"
-    )
 
 
 async def settle_all(calls: Iterable[Awaitable[T]]) -> list[T]:
@@ -227,35 +73,64 @@ async def settle_all(calls: Iterable[Awaitable[T]]) -> list[T]:
 async def grade_pointwise(client: JudgeClient, plan: GradingPlan, case: Case) -> CaseResult:
     """Grade one case with a pointwise or binary rubric, by every judge of the panel (each
     asked K times with --repeats).
+
+    A conversation under `turns: each` is graded turn by turn (every assistant turn, with
+    the turns before it), and its turns' verdicts make the case's by the rubric's
+    `aggregate`; with --repeats, each repeat aggregates its own turns' verdicts.
     """
-    values = case_values(plan.rubric, case)
-    messages = messages_from(plan.rubric, values)
-    asks = [(model, repeat) for repeat in plan.repeat_indices for model in plan.models]
+    rubric = plan.rubric
+    each = rubric.turns is Turns.EACH and case.messages is not None
+    views = case.answer_turns() if each else [case]
+    values = [case_values(rubric, view) for view in views]
+    prompts = [messages_from(rubric, v) for v in values]
+    asks = [
+        (turn, model, repeat)
+        for turn in range(len(views))
+        for repeat in plan.repeat_indices
+        for model in plan.models
+    ]
     judgements = await settle_all(
-        ask_judge(client, plan, model, messages, repeat=repeat) for model, repeat in asks
+        ask_judge(client, plan, model, prompts[turn], repeat=repeat) for turn, model, repeat in asks
     )
     common = {
         "id": case.id,
         "category": case.category,
-        "rubric_hash": plan.rubric.content_hash,
-        "case": values,
+        "rubric_hash": rubric.content_hash,
+        # The last turn's view shows the whole conversation.
+        "case": values[-1],
     }
-    failed = [j for j in judgements if j.verdict is None]
+    failed = [
+        (turn, j) for (turn, _, _), j in zip(asks, judgements, strict=True) if j.verdict is None
+    ]
     if failed:
-        error = "; ".join(f"{j.model}: {j.error}" for j in failed)
-        return CaseResult(status=CaseStatus.FAILED, error=error, judgements=judgements, **common)
-    panels = [
-        combine_panel(
-            plan.rubric, [j.verdict for j in judgements if j.repeat == repeat and j.verdict]
+        error = "; ".join(
+            f"{f'turn {turn + 1}: ' if each else ''}{j.model}: {j.error}" for turn, j in failed
         )
+        return CaseResult(status=CaseStatus.FAILED, error=error, judgements=judgements, **common)
+    panels = {
+        (turn, repeat): combine_panel(
+            rubric,
+            [
+                verdict
+                for (t, _, r), j in zip(asks, judgements, strict=True)
+                if (t, r) == (turn, repeat) and (verdict := graded_verdict(j))
+            ],
+        )
+        for turn in range(len(views))
+        for repeat in plan.repeat_indices
+    }
+    by_repeat = [
+        aggregate_turns(rubric, [panels[turn, repeat] for turn in range(len(views))])
+        if each
+        else panels[0, repeat]
         for repeat in plan.repeat_indices
     ]
     if plan.repeats == 1:
-        panel, repeated = panels[0], {}
+        panel, repeated = by_repeat[0], {}
     else:
-        panel = combine_panel(plan.rubric, panels)
-        verdicts = [repeat_verdict(repeat, p) for repeat, p in enumerate(panels)]
-        repeated = repeat_fields(verdicts, compared_for(plan.rubric))
+        panel = combine_panel(rubric, by_repeat)
+        verdicts = [repeat_verdict(repeat, p) for repeat, p in enumerate(by_repeat)]
+        repeated = repeat_fields(verdicts, compared_for(rubric))
     return CaseResult(
         status=CaseStatus.OK,
         score=panel.score,
@@ -263,9 +138,24 @@ async def grade_pointwise(client: JudgeClient, plan: GradingPlan, case: Case) ->
         choice=panel.choice,
         passed=panel.passed,
         judgements=judgements,
+        turns=graded_turns(plan, case, panels) if each else None,
+        probabilities=weighed(judgements),
         **common,
         **repeated,
     )
+
+
+def graded_turns(
+    plan: GradingPlan, case: Case, panels: dict[tuple[int, int | None], PanelVerdict]
+) -> list[dict[str, Any]]:
+    """`turns: each`: every graded turn's verdict (over its repeats, with --repeats)."""
+    assert case.messages is not None
+    records = []
+    for turn, message in enumerate(answer_positions(case.messages)):
+        said = [panels[turn, repeat] for repeat in plan.repeat_indices]
+        verdict = said[0] if plan.repeats == 1 else combine_panel(plan.rubric, said)
+        records.append(turn_record(turn + 1, message, verdict))
+    return records
 
 
 def repeat_fields(verdicts: list[RepeatVerdict], compared: str) -> dict[str, Any]:
@@ -275,10 +165,12 @@ def repeat_fields(verdicts: list[RepeatVerdict], compared: str) -> dict[str, Any
 
 
 def pair_text(rubric: Rubric, pair: Pair) -> dict[str, str]:
-    """The pair's text as the judge saw it, with the answers named old and new."""
+    """The pair's text as the judge saw it, with the answers (or conversations) named old
+    and new.
+    """
     return case_values(rubric, pair.old) | {
-        "output_old": pair.old.output or "",
-        "output_new": pair.new.output or "",
+        "output_old": compared_text(pair.old),
+        "output_new": compared_text(pair.new),
     }
 
 
@@ -315,7 +207,7 @@ async def grade_pairwise(client: JudgeClient, plan: GradingPlan, pair: Pair) -> 
         "category": pair.old.category or pair.new.category,
         "rubric_hash": plan.rubric.content_hash,
         "case": pair_text(plan.rubric, pair),
-        "lengths": {"old": len(pair.old.output or ""), "new": len(pair.new.output or "")},
+        "lengths": {"old": compared_length(pair.old), "new": compared_length(pair.new)},
         "judgements": judgements,
     }
     failed = [j for j in judgements if j.verdict is None]
@@ -349,9 +241,18 @@ async def grade_pairwise(client: JudgeClient, plan: GradingPlan, pair: Pair) -> 
         winner=majority_winner(winners) if plan.repeats > 1 else winners[0],
         consistent=all(v.consistent for v in verdicts.values()) if plan.flip else None,
         judge_winners=judge_winners,
+        probabilities=weighed(judgements),
         **common,
         **repeated,
     )
+
+
+def weighed(judgements: list[Judgement]) -> dict[str, float] | None:
+    """--score-mode logprob: the case's probability of each value (pairwise: of old, new
+    and tie, both orders mapped back), the mean over its judgements; None without.
+    """
+    judged = [j.probabilities for j in judgements if j.probabilities]
+    return mean_probabilities(judged) if judged else None
 
 
 def reconcile_judge(plan: GradingPlan, judgements: list[Judgement]) -> FlipVerdict:

@@ -2,6 +2,8 @@
 
 Both files are validated in full before anything is called. Memory holds the ids and byte
 offsets, not the texts: pairs are read back from disk one at a time while the runner works.
+The two sides of a pair answer the same input; of a conversation (`messages`), the same
+user turns (the system prompt and the assistant turns are what a new version may change).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judgecli.conversation import render_turns, user_turns_digest
 from judgecli.dataset import (
     Case,
     EmptyFields,
@@ -69,6 +72,20 @@ def digest(text: str | None) -> bytes:
     return hashlib.blake2b((text or "").encode(), digest_size=16).digest()
 
 
+def input_digest(case: Case) -> bytes:
+    """What the two sides of a pair must share: the input, or a conversation's user turns
+    (a conversation never matches a case that is not one).
+    """
+    if case.messages is not None:
+        return b"turns:" + user_turns_digest(case.messages)
+    return b"input:" + digest(case.input)
+
+
+def output_digest(case: Case) -> bytes:
+    """A fingerprint of what a side answered: its output, or its whole conversation."""
+    return digest(render_turns(case.messages) if case.messages is not None else case.output)
+
+
 def named(ids: list[str]) -> str:
     """'a', 'b', 'c' and 4 more."""
     shown = ", ".join(repr(i) for i in ids[:SHOWN_IDS])
@@ -93,6 +110,7 @@ class Indexed:
     at: Located
     input: bytes
     output: bytes
+    conversation: bool
 
 
 def index_new(
@@ -108,7 +126,12 @@ def index_new(
         case = parse_case(new_path, number, text, field_map=field_map, requires=requires)
         check_unique(new_path, case, seen)
         empty.note(case)
-        index[case.id] = Indexed(Located(number, offset), digest(case.input), digest(case.output))
+        index[case.id] = Indexed(
+            Located(number, offset),
+            input_digest(case),
+            output_digest(case),
+            conversation=case.messages is not None,
+        )
     if not index:
         raise DatasetError(new_path, None, "no cases (the file is empty)")
     return index, empty
@@ -145,6 +168,7 @@ def scan_pairs(
     seen: dict[str, int] = {}
     only_old: list[str] = []
     differing: list[str] = []
+    differing_turns: list[str] = []
     same_output = 0
     for number, offset, text in iter_lines(old_path):
         case = parse_case(old_path, number, text, field_map=field_map, requires=requires)
@@ -153,10 +177,11 @@ def scan_pairs(
         match = new_index.pop(case.id, None)
         if match is None:
             only_old.append(case.id)
-        elif match.input != digest(case.input):
-            differing.append(case.id)
+        elif match.input != input_digest(case):
+            conversation = match.conversation or case.messages is not None
+            (differing_turns if conversation else differing).append(case.id)
         else:
-            same_output += match.output == digest(case.output)
+            same_output += match.output == output_digest(case)
             if only is None or case.id in only:
                 selector.offer((Located(number, offset), match.at))
     if not seen:
@@ -167,6 +192,14 @@ def scan_pairs(
             None,
             f"input differs from {old_path} for id {named(differing)}",
             hint="OLD and NEW must answer the same inputs; check that the files belong together",
+        )
+    if differing_turns:
+        raise DatasetError(
+            new_path,
+            None,
+            f"the user turns differ from {old_path} for id {named(differing_turns)}",
+            hint="OLD and NEW must hold the same conversation from the user's side (the system "
+            'and assistant turns may differ), as "messages" in both files',
         )
     only_new = list(new_index)
     warnings = []

@@ -17,6 +17,7 @@ from judgecli.result import CaseResult
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.sequential import shuffled
 from judgecli.summary.facts import GateMetric
+from judgecli.summary.length_control import length_warnings
 from judgecli.summary.pairwise import PairwiseSummary, summarize_pairwise
 
 NO_FLIP_WARNING = (
@@ -107,7 +108,7 @@ def pairwise_job(
         items=pairs,
         total=len(scan.pairs),
         grade=grade_pairwise,
-        ending=Ending(summarize, gate=gate),
+        ending=Ending(summarize, gate=gate, warnings_of=length_warnings),
         warnings=scan.warnings,
         late_warnings=late_warnings,
         sequential=order,

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judgecli.config import ModelSettings, RunConfig
+from judgecli.conversation import refuse_conversations
 from judgecli.dataset import Case, DatasetScan, iter_cases
 from judgecli.errors import ConfigError, InputError, RubricError
 from judgecli.grading import GradingPlan, grade_pointwise
@@ -354,6 +355,8 @@ def refine_job(
 
     def cases() -> Iterator[Case]:
         return iter_cases(scan, requires=["input"], field_map=config.field_map)
+
+    refuse_conversations(cases(), scan.path)
 
     def summarize(results: list[CaseResult]) -> RefineSummary:
         attempts = [attempts_of(r) for r in results]

@@ -78,6 +78,14 @@ class Judgement(Metered, JudgementHead):
     """Of the attempts, how many a provider batch answered (--batch), at batch prices."""
     repeat: int | None = None
     """--repeats K: which of the K independent asks this is (0..K-1); None without repeats."""
+    score_expected: float | None = None
+    """--score-mode logprob: the verdict weighed by the judge's token probabilities —
+    pointwise the expected score Σ p(s)·s over the scale points, binary the probability of
+    the pass choice, pairwise P(new) + ½·P(tie). `verdict` stays what the judge wrote."""
+    probabilities: dict[str, float] | None = None
+    """--score-mode logprob: the probability of each scale point ("1".."5"), choice, or
+    pairwise winner ("old", "new", "tie", mapped back through `order`), renormalised over
+    the valid ones among the top logprobs where the reply writes its verdict."""
 
 
 class RepeatVerdict(BaseModel):
@@ -139,6 +147,16 @@ class CaseResult(BaseModel):
     spread: float | None = None
     """--repeats K: pointwise, the standard deviation of the K scores; binary and pairwise,
     the share of the K verdicts that differ from the most common one."""
+    turns: list[dict[str, Any]] | None = None
+    """A conversation graded with `turns: each`: each assistant turn's verdict, in order —
+    `turn` (1 for the first answer), `message` (its index in the case's messages), `score`,
+    `criteria`, `choice`, `passed` (with --repeats, the turn's aggregate over the repeats).
+    The case's verdict above is their aggregate (the rubric's `aggregate`: mean or min);
+    `judgements` holds every turn's calls, turn by turn. None for any other case."""
+    probabilities: dict[str, float] | None = None
+    """--score-mode logprob: the case's probability of each value, the mean over its
+    judgements (pairwise: of "old", "new" and "tie", both orders mapped back; binary: of
+    each choice; pointwise: of each scale point)."""
     tier: Tier | None = None
     """Cascade: the tier whose verdict this is (None without --screen)."""
     screen: CaseResult | None = None

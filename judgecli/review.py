@@ -336,13 +336,15 @@ def build_sheet(
         row = {
             "id": pick.result.id,
             "category": pick.result.category or first.category or "",
-            "input": first.input or "",
+            # A conversation's last user turn and answer (its whole text is in results).
+            "input": first.field_text("input") or "",
         }
         verdict = verdict_of(pick.result)
         if blinding is not None:
             code, entry = blinding.entry(pick.result.id, pick.reasons)
             key[code] = entry
-            old, new = present[0].output or "", present[1].output or ""
+            old = present[0].field_text("output") or ""
+            new = present[1].field_text("output") or ""
             row |= {"code": code} | (
                 {"output_a": new, "output_b": old}
                 if entry.new == "A"
@@ -351,7 +353,8 @@ def build_sheet(
             letters = {"new": entry.new, "old": "B" if entry.new == "A" else "A"}
             verdict = letters.get(verdict, verdict)
         else:
-            row |= {"output": first.output or "", "reason": "; ".join(pick.reasons)}
+            output = first.field_text("output") or ""
+            row |= {"output": output, "reason": "; ".join(pick.reasons)}
         row["reference"] = first.reference or ""
         rows.append(row | {"verdict": verdict, "label": "", "annotator": ""})
     columns = (

@@ -44,8 +44,15 @@ LIBRARY_DIR = bundled_library()
 
 # Fields a template may name. Pairwise templates use output_a/output_b, filled by the
 # prompt builder from the two cases of a pair (the order decides which is which).
-CASE_FIELDS = frozenset({"input", "output", "reference", "context", "category"})
+# `conversation` is a case's turns before the answer graded (judgecli.conversation).
+CASE_FIELDS = frozenset({"input", "output", "reference", "context", "category", "conversation"})
 PAIRWISE_FIELDS = frozenset({"output_a", "output_b"})
+# Fields a pairwise template may not name, and what it names instead.
+NOT_PAIRWISE = {
+    "output": "a pairwise prompt shows the two answers as {output_a} and {output_b}, not {output}",
+    "conversation": "a pairwise prompt shows the two conversations as {output_a} and "
+    "{output_b}, not {conversation}",
+}
 
 
 class RubricKind(StrEnum):
@@ -54,6 +61,25 @@ class RubricKind(StrEnum):
     POINTWISE = "pointwise"
     BINARY = "binary"
     PAIRWISE = "pairwise"
+
+
+class Turns(StrEnum):
+    """Which assistant turns of a conversation (a case with `messages`) are graded."""
+
+    LAST = "last"
+    """The last one, with the turns before it as its context."""
+    EACH = "each"
+    """Every one, each with the turns up to it as its context; the case's verdict is the
+    `aggregate` of the turns' verdicts."""
+
+
+class TurnAggregate(StrEnum):
+    """How the verdicts of the graded turns make the case's verdict (`turns: each`)."""
+
+    MEAN = "mean"
+    """Pointwise: the mean score. Binary: the case passes when most turns pass."""
+    MIN = "min"
+    """Pointwise: the worst turn's score. Binary: the case passes when every turn passes."""
 
 
 class Strict(BaseModel):
@@ -140,6 +166,10 @@ class Rubric(Strict):
     """Ask the judge for actionable feedback besides its reasoning."""
     judge: JudgeDefaults = Field(default_factory=JudgeDefaults)
     prompt: PromptTemplates
+    turns: Turns = Turns.LAST
+    """Conversations (cases with `messages`): grade the `last` assistant turn, or `each`."""
+    aggregate: TurnAggregate | None = None
+    """`turns: each` only: how the turns' verdicts make the case's (default mean)."""
     extends: str | None = None
     """The rubric this one builds on (a library name or a path); its prompt, judge and
     scale blocks are merged key by key, any other key given here replaces the base's."""
@@ -162,6 +192,7 @@ class Rubric(Strict):
                 raise ValueError("choices must be distinct (ignoring case)")
             if self.pass_choice is not None and self.pass_choice not in self.choices:
                 raise ValueError("pass_choice must be one of the choices")
+        self._check_turns()
         names = [c.name for c in self.criteria]
         for i, name in enumerate(names):
             if name in names[:i]:
@@ -177,9 +208,34 @@ class Rubric(Strict):
         self._check_template_fields()
         return self
 
+    def _check_turns(self) -> None:
+        if self.kind is RubricKind.PAIRWISE and (
+            self.turns is not Turns.LAST or self.aggregate is not None
+        ):
+            raise ValueError(
+                "turns and aggregate are for pointwise and binary rubrics: a pairwise rubric "
+                "compares the two conversations whole"
+            )
+        if self.aggregate is not None and self.turns is not Turns.EACH:
+            raise ValueError(
+                "aggregate combines the verdicts of turns: each; add turns: each or drop it"
+            )
+
+    @property
+    def turn_aggregate(self) -> TurnAggregate:
+        """How `turns: each` combines the turns' verdicts (the mean unless told)."""
+        return self.aggregate or TurnAggregate.MEAN
+
+    @property
+    def averages_turns(self) -> bool:
+        """Whether a conversation's score is the mean of its turns' (`turns: each`, the mean
+        aggregate), which falls between the points of a scale.
+        """
+        return self.turns is Turns.EACH and self.turn_aggregate is TurnAggregate.MEAN
+
     def _check_template_fields(self) -> None:
         pairwise = self.kind is RubricKind.PAIRWISE
-        known = (CASE_FIELDS - {"output"}) | PAIRWISE_FIELDS if pairwise else CASE_FIELDS
+        known = (CASE_FIELDS - set(NOT_PAIRWISE)) | PAIRWISE_FIELDS if pairwise else CASE_FIELDS
         allowed = (set(self.requires) & known) | (PAIRWISE_FIELDS if pairwise else set())
         for part in ("system", "user"):
             try:
@@ -189,11 +245,8 @@ class Rubric(Strict):
                     f"prompt.{part}: {err} (write {{{{ and }}}} for literal braces)"
                 ) from None
             for field in fields:
-                if field == "output" and pairwise:
-                    raise ValueError(
-                        f"prompt.{part}: a pairwise prompt shows the two answers as "
-                        "{output_a} and {output_b}, not {output}"
-                    )
+                if pairwise and field in NOT_PAIRWISE:
+                    raise ValueError(f"prompt.{part}: {NOT_PAIRWISE[field]}")
                 if field not in known:
                     raise ValueError(f"prompt.{part}: {unknown_field(field, known)}")
                 if field not in allowed:
@@ -218,8 +271,18 @@ class Rubric(Strict):
     @cached_property
     def content_hash(self) -> str:
         """Hash of the validated content: formatting and comments do not change it."""
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        content = self.model_dump(mode="json")
+        # Keys added after rubrics were first hashed count only when set, so that a rubric
+        # that does not use them keeps its hash (and its runs can be resumed and compared).
+        for key, default in LATER_KEYS.items():
+            if content.get(key) == default:
+                del content[key]
+        canonical = json.dumps(content, sort_keys=True, ensure_ascii=False)
         return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+# Rubric keys that enter the content hash only when they differ from these defaults.
+LATER_KEYS: dict[str, Any] = {"turns": Turns.LAST.value, "aggregate": None}
 
 
 def unknown_field(field: str, known: frozenset[str]) -> str:

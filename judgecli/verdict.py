@@ -64,11 +64,17 @@ def strip_thinking(text: str) -> str:
     `</think>`; or, when a `<think>` was never closed (cut off mid-thought), what came before
     it. A verdict is never taken from inside the thinking, where a model tries answers out.
     """
+    start, end = answer_bounds(text)
+    return text[start:end]
+
+
+def answer_bounds(text: str) -> tuple[int, int]:
+    """Where strip_thinking's answer lies in the reply: (start, end) offsets."""
     closes = list(THINK_CLOSE.finditer(text))
     if closes:
-        return text[closes[-1].end() :]
+        return closes[-1].end(), len(text)
     opened = THINK_OPEN.search(text)
-    return text[: opened.start()] if opened else text
+    return 0, opened.start() if opened else len(text)
 
 
 # Raw control characters (a newline) inside a JSON string are invalid JSON, yet grammar-
@@ -82,33 +88,79 @@ def extract_json(text: str) -> dict[str, Any] | None:
     else the last `{...}` object after prose. The last one wins because a judge may quote
     an example object before giving its own.
     """
+    located = locate_json(text)
+    return located[0] if located else None
+
+
+def locate_json(text: str) -> tuple[dict[str, Any], int] | None:
+    """extract_json's object and the offset in `text` where it starts."""
     stripped = text.strip()
     try:
         whole = LENIENT.decode(stripped)
     except json.JSONDecodeError:
         whole = None
     if isinstance(whole, dict):
-        return whole
-    for block in reversed(FENCE.findall(text)):
+        return whole, len(text) - len(text.lstrip())
+    for fenced in reversed(list(FENCE.finditer(text))):
+        block = fenced.group(1)
         try:
             obj = LENIENT.decode(block)
         except json.JSONDecodeError:
             continue
         if isinstance(obj, dict):
-            return obj
-    decoder = LENIENT
-    found: dict[str, Any] | None = None
+            return obj, fenced.start(1) + len(block) - len(block.lstrip())
+    found: tuple[dict[str, Any], int] | None = None
     index = text.find("{")
     while index != -1:
         try:
-            obj, end = decoder.raw_decode(text, index)
+            obj, end = LENIENT.raw_decode(text, index)
         except json.JSONDecodeError:
             index = text.find("{", index + 1)
             continue
         if isinstance(obj, dict):
-            found = obj
+            found = obj, index
         index = text.find("{", end)
     return found
+
+
+def value_span(text: str, key: str) -> tuple[int, int] | None:
+    """Where the verdict's top-level `key` holds its value in the reply, as parse_verdict
+    reads it: (start, end) offsets of the value's JSON text (a string's with its quotes).
+    None when the reply has no verdict object or the object no such key.
+    """
+    start, end = answer_bounds(text)
+    located = locate_json(text[start:end])
+    if located is None:
+        return None
+    return member_spans(text, start + located[1]).get(key)
+
+
+def member_spans(text: str, at: int) -> dict[str, tuple[int, int]]:
+    """The (start, end) offsets of each member's value of the well-formed JSON object that
+    starts at `at` (for a duplicated key the last, which is the one json keeps).
+    """
+    spans: dict[str, tuple[int, int]] = {}
+    index = skip_space(text, at + 1)
+    while text.startswith('"', index):
+        key, index = LENIENT.raw_decode(text, index)
+        index = skip_space(text, index)
+        if not text.startswith(":", index):
+            break
+        start = skip_space(text, index + 1)
+        _, index = LENIENT.raw_decode(text, start)
+        spans[key] = (start, index)
+        index = skip_space(text, index)
+        if not text.startswith(",", index):
+            break
+        index = skip_space(text, index + 1)
+    return spans
+
+
+def skip_space(text: str, index: int) -> int:
+    """The first offset from `index` on that is not JSON whitespace."""
+    while index < len(text) and text[index] in " \t\n\r":
+        index += 1
+    return index
 
 
 def parse_verdict(text: str, rubric: Rubric) -> Verdict:

@@ -12,6 +12,7 @@ imports one that imports it back.
 """
 
 from judgecli.cli import (  # noqa: F401  (imported to register their commands)
+    arena,
     cache,
     calibrate,
     collect,

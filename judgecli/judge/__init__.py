@@ -10,4 +10,5 @@ LiteLLM (lazily: it takes seconds to import).
 - `budget`: the spending cap
 - `formats`: the response-format ladder across servers
 - `cached`: the reply cache in front of the client
+- `token_logprobs`: token logprobs in a reply, and the check that a judge gives them
 """

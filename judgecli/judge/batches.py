@@ -28,6 +28,7 @@ from judgecli.errors import ConfigError
 from judgecli.judge.client import JudgeReply, JudgeRequest
 from judgecli.judge.formats import FormatMode, wire_format
 from judgecli.judge.provider import model_price
+from judgecli.judge.token_logprobs import token_logprobs
 
 BATCH_PROVIDERS = ("openai",)
 ENDPOINT = "/v1/chat/completions"
@@ -78,6 +79,9 @@ def batch_line(key: str, request: JudgeRequest, model: str, mode: FormatMode) ->
     response_format = wire_format(mode, request.response_format)
     if response_format is not None:
         body["response_format"] = response_format
+    if request.top_logprobs:
+        body["logprobs"] = True
+        body["top_logprobs"] = request.top_logprobs
     return {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body}
 
 
@@ -236,6 +240,7 @@ class BatchApi:
             finish_reason=choice.get("finish_reason"),
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
             batched=True,
+            logprobs=token_logprobs(choice.get("logprobs")),
         )
         return LineOutcome(key, reply=reply)
 

@@ -11,14 +11,16 @@ that fails fast with the same error:
 - `CONSECUTIVE_FAILURES` calls in a row fail, whatever the reason (an endpoint that died
   mid-run).
 Invalid verdicts are not call failures: a model that answers badly is the failure
-policy's business (--max-failures), not the breaker's.
+policy's business (--max-failures), not the breaker's. Other checks of the first calls
+(a judge that gives no logprobs) stop the run through it too (`stop`), so that every call
+after them fails fast with their error.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from judgecli.errors import JudgeUnavailableError
+from judgecli.errors import JudgeError, JudgeUnavailableError
 from judgecli.judge.failures import Endpoint, FailureKind, likely_fix
 
 SAME_ERROR_CALLS = 3
@@ -49,12 +51,18 @@ class CircuitBreaker:
         self.successes = 0
         self._first: CallFailure | None = None
         self._streak: list[CallFailure] = []
-        self._tripped: JudgeUnavailableError | None = None
+        self._tripped: JudgeError | None = None
 
     def check(self) -> None:
         """Raise the trip error if the breaker is open (call before every send)."""
         if self._tripped is not None:
             raise self._tripped
+
+    def stop(self, error: JudgeError) -> None:
+        """Stop the run with `error` (raised now, and by every `check` after)."""
+        self.check()
+        self._tripped = error
+        raise error
 
     def success(self) -> None:
         """A call got a reply."""

@@ -45,7 +45,7 @@ class CachedJudge:
         if stored is not None:
             reply = JudgeReply.model_validate_json(stored)
             # Nothing was sent: this run spent no tokens, money or time on it.
-            return JudgeReply(text=reply.text, attempts=0, cached=True)
+            return JudgeReply(text=reply.text, attempts=0, cached=True, logprobs=reply.logprobs)
         return await self.client.complete(request)
 
     def remember(self, request: JudgeRequest, reply: JudgeReply) -> None:

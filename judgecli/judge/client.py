@@ -36,6 +36,7 @@ from judgecli.judge.provider import (
     required_price,
     warm_up,
 )
+from judgecli.judge.token_logprobs import LogprobsWatch, TokenLogprob, token_logprobs
 from judgecli.usage import Metered
 
 Message = dict[str, str]
@@ -64,12 +65,19 @@ class JudgeRequest(BaseModel):
     """--repeats K: which of K independent asks of the same prompt this is. Never sent: it
     keys the cache, so that the K asks are K replies rather than one reply K times (and a
     re-run replays the same K). The first ask keys as a request without repeats does."""
+    top_logprobs: int | None = None
+    """--score-mode logprob: ask for token logprobs with this many alternatives at each
+    token. It keys the cache only when set (a reply cached without logprobs cannot serve),
+    so every other request keys as before it existed."""
 
     def key(self, api_base: str | None) -> str:
         """Canonical hash of the request: the identity of a call for caches and dedupe."""
-        body = self.model_dump(mode="json", exclude={"repeat"}) | {"api_base": api_base}
+        body = self.model_dump(mode="json", exclude={"repeat", "top_logprobs"})
+        body["api_base"] = api_base
         if self.repeat:
             body["repeat"] = self.repeat
+        if self.top_logprobs:
+            body["top_logprobs"] = self.top_logprobs
         text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -98,6 +106,9 @@ class JudgeReply(Metered, ReplyText):
     """The response format the reply was asked in (formats.FormatMode)."""
     batched: bool = False
     """Answered by a provider batch (--batch), at batch prices."""
+    logprobs: list[TokenLogprob] | None = None
+    """The reply's tokens with their logprobs, when the request asked for them (a cached
+    reply keeps alternatives only where its verdict was read: logprobs.kept)."""
 
 
 class JudgeCallError(Exception):
@@ -172,6 +183,7 @@ class LiteLLMClient:
         self._secrets = secrets or []
         self._sleep = sleep
         self.breaker = CircuitBreaker()
+        self._logprobs = LogprobsWatch(self._litellm, self._models, self.breaker)
         # Fixed for the run, yet asked before every call: decide once per model.
         self._count_tokens = limits.counts_tokens or budget is not None
         self._accepts_schema = {m.name: self._schema_support(m) for m in models}
@@ -208,13 +220,16 @@ class LiteLLMClient:
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         """Call the judge until it replies; raise JudgeCallError when this call cannot
-        succeed, or JudgeUnavailableError (via the breaker) when no call can.
+        succeed, or JudgeUnavailableError (via the breaker) when no call can — or, asked for
+        logprobs, ConfigError when the judge gives none (token_logprobs.LogprobsWatch).
         """
         model = request.model
         gate = self._limits.gate(model)
         tokens = self._estimate_tokens(request) if self._count_tokens else 0
         calls = retries = unreachable = 0
         replies_seen = gate.replies
+        if request.top_logprobs:
+            self._logprobs.before_call(model)
         while True:
             self.breaker.check()
             calls += 1
@@ -226,6 +241,8 @@ class LiteLLMClient:
             except Exception as err:  # noqa: BLE001 - classified below, nothing is swallowed
                 if not from_provider(err):
                     raise  # a bug of ours: a crash with its traceback, not an outage
+                if request.top_logprobs:
+                    self._logprobs.refused(model, describe(err, self._secrets))
                 with_format = wire_format(sent.mode, request.response_format) is not None
                 kind = classify(err, sent_format=with_format)
                 if kind is FailureKind.FORMAT and self.ladder.step_down(
@@ -253,6 +270,8 @@ class LiteLLMClient:
                     continue
                 raise self._give_up(err, kind, self._models[model], calls) from None
             self.breaker.success()
+            if request.top_logprobs and (missing := self._logprobs.replied(model, reply.logprobs)):
+                raise JudgeCallError(missing, attempts=calls)
             return reply.model_copy(update={"attempts": calls})
 
     def _give_up(
@@ -288,7 +307,8 @@ class LiteLLMClient:
                 response = await asyncio.wait_for(
                     self._send(request, settings, mode), timeout=self._timeout_s + 5
                 )
-                reply = self._reply(response, settings, time.monotonic() - started, mode)
+                latency = time.monotonic() - started
+                reply = self._reply(response, settings, latency, mode, bool(request.top_logprobs))
                 spent = reply.cost_usd
             finally:
                 if estimate is not None and self._budget is not None:
@@ -320,6 +340,9 @@ class LiteLLMClient:
         response_format = wire_format(mode, request.response_format)
         if response_format is not None:
             kwargs["response_format"] = response_format
+        if request.top_logprobs:
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = request.top_logprobs
         if settings.api_base:
             kwargs["api_base"] = settings.api_base
         if settings.api_key is not None:
@@ -327,7 +350,12 @@ class LiteLLMClient:
         return await self._litellm.acompletion(**kwargs)
 
     def _reply(
-        self, response: Any, settings: ModelSettings, latency: float, mode: FormatMode
+        self,
+        response: Any,
+        settings: ModelSettings,
+        latency: float,
+        mode: FormatMode,
+        with_logprobs: bool,
     ) -> JudgeReply:
         choice = response.choices[0]
         message = choice.message
@@ -349,6 +377,7 @@ class LiteLLMClient:
             finish_reason=getattr(choice, "finish_reason", None),
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
             format_mode=mode.value,
+            logprobs=token_logprobs(getattr(choice, "logprobs", None)) if with_logprobs else None,
         )
 
     def _estimate_tokens(self, request: JudgeRequest) -> int:

@@ -5,6 +5,7 @@ They return text; the store writes it.
 - `cells`: sections, number and interval formatting shared by every renderer
 - `calibrate`, `refine`: those commands' headline numbers and tables
 - `cascade`: the tiered run's tables (--screen)
+- `length_control`: the length-controlled win rate's rows in a pairwise report
 - `stability`: the judge's agreement with itself over K asks of each case (--repeats)
 - `html`: report.html, one self-contained page
 - `figures`: report.html's charts of each command's numbers

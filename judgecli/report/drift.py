@@ -9,10 +9,9 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from judgecli.report import svg
 from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct, heading, rich_table
 from judgecli.report.decision import fmt_p
-from judgecli.report.html import PAGE_CSS, cards, table
+from judgecli.report.html import cards, page, table, warnings_section
 from judgecli.report.html_cases import esc
 from judgecli.report.markdown import md_table
 
@@ -181,15 +180,8 @@ def render_drift_html(drift: Drift) -> str:
         f"{esc(drift_headline(s))}</p>{note}</header>",
         cards("Numbers", [table(sec) for sec in drift_sections(drift, flips_limit=None)]),
     ]
-    if s.warnings:
-        items = "".join(f"<li>{esc(w)}</li>" for w in s.warnings)
-        body.append(f"<section><h2>Warnings</h2><ul>{items}</ul></section>")
-    return (
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{esc(title_of(s))}</title><style>{svg.CHART_CSS}{PAGE_CSS}</style></head>"
-        f"<body><main>{''.join(body)}</main></body></html>\n"
-    )
+    body.append(warnings_section(s.warnings))
+    return page(title_of(s), body)
 
 
 def terminal_tables(drift: Drift) -> list[Table]:

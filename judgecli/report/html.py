@@ -93,16 +93,27 @@ def render_html(summary: RunSummary, results: Sequence[CaseResult]) -> str:
     body.append(cards("Numbers", [table(sec) for sec in sections(s)]))
     if isinstance(s, ScoreSummary):
         body.append(worst_cases(results))
-    if s.warnings:
-        items = "".join(f"<li>{esc(w)}</li>" for w in s.warnings)
-        body.append(f"<section><h2>Warnings</h2><ul>{items}</ul></section>")
-    body.append(case_table(s, results))
+    body += [warnings_section(s.warnings), case_table(s, results)]
+    return page(title_of(s), body, script=SCRIPT)
+
+
+def page(title: str, body: Sequence[str], *, script: str = "") -> str:
+    """One self-contained page (inline CSS and script, nothing fetched) around its sections."""
+    tail = f"<script>{script}</script>" if script else ""
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{esc(title_of(s))}</title><style>{svg.CHART_CSS}{PAGE_CSS}</style></head>"
-        f"<body><main>{''.join(body)}</main><script>{SCRIPT}</script></body></html>\n"
+        f"<title>{esc(title)}</title><style>{svg.CHART_CSS}{PAGE_CSS}</style></head>"
+        f"<body><main>{''.join(body)}</main>{tail}</body></html>\n"
     )
+
+
+def warnings_section(warnings: Sequence[str]) -> str:
+    """The run's warnings as a list; nothing without any."""
+    if not warnings:
+        return ""
+    items = "".join(f"<li>{esc(w)}</li>" for w in warnings)
+    return f"<section><h2>Warnings</h2><ul>{items}</ul></section>"
 
 
 def header(s: RunSummary) -> str:

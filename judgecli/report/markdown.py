@@ -34,8 +34,10 @@ from judgecli.report.decision import (
     metric_name,
     sequential_note,
 )
+from judgecli.report.length_control import length_control_rows
 from judgecli.report.refine import refine_line, refine_sections
 from judgecli.report.stability import stability_sections
+from judgecli.report.weighted import adjusted_win_rates, weighted_pass_rate
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.compare import Delta
 from judgecli.summary.facts import Usage
@@ -139,6 +141,7 @@ def score_sections(s: ScoreSummary) -> list[Section]:
     rows += [(f"  {name}", fmt(c.mean), fmt_ci(c.mean_ci)) for name, c in s.criteria.items()]
     if s.pass_rate is not None:
         rows.append(("pass rate", fmt_pct(s.pass_rate), fmt_ci(s.pass_rate_ci, pct=True)))
+        rows += weighted_pass_rate(s)
     rows += [(f"choice {choice}", str(n), "") for choice, n in (s.choices or {}).items()]
     sections = [Section("result", ["measure", "value", "95% CI"], rows)]
     if s.distribution:
@@ -184,6 +187,7 @@ def pairwise_sections(s: PairwiseSummary) -> list[Section]:
         ("cases", f"{s.n_ok} ok / {s.n_failed} failed of {s.n_cases}", ""),
         ("win rate of NEW (ties ½)", fmt_pct(s.win_rate), fmt_ci(s.win_rate_ci, pct=True)),
         ("  Wilson interval", "", fmt_ci(s.win_rate_ci_wilson, pct=True)),
+        *adjusted_win_rates(s),
         ("win rate without ties", fmt_pct(s.win_rate_no_ties), ""),
         ("wins / losses / ties", f"{s.wins} / {s.losses} / {s.ties}", ""),
         ("sign test p (wins vs losses)", fmt_p(s.sign_test_p), ""),
@@ -208,7 +212,7 @@ def pairwise_sections(s: PairwiseSummary) -> list[Section]:
                 "mean length old / new",
                 f"{fmt(length.mean_length_old, 0)} / {fmt(length.mean_length_new, 0)} chars",
             ),
-        ]
+        ] + length_control_rows(s)
     sections = [
         Section("result", ["measure", "value", "95% CI"], rows),
         Section("judge biases", ["measure", "value"], bias),

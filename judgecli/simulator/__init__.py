@@ -15,6 +15,7 @@ the judge itself (nothing outside this package and `cli/simulate.py` imports it)
 - `styles`: how a judge words its verdict (<think>, fenced, prose, truncated ...)
 - `formats`: which response_format types a server accepts, and how it refuses the rest
 - `replies`: the chat completion a request body gets, online or as a batch line
+- `logprobs`: token logprobs for a reply, spread over the scale where it scores
 - `files`: the in-memory files of the Files API (batch inputs, outputs, errors)
 - `batch_input`: reading and checking a batch input file
 - `batches`: each batch's state machine, stepped by retrieves, and the store of batches

@@ -48,6 +48,8 @@ class JudgeProfile(BaseModel):
     formats: ResponseFormats | None = None
     """The ``response_format`` types this judge's server accepts; a preset name or
     ``type+type`` string is parsed (`judgecli.simulator.formats`)."""
+    logprobs: bool | None = None
+    """Whether this judge's server answers ``logprobs: true`` with token logprobs."""
 
     @field_validator("formats", mode="before")
     @classmethod
@@ -72,6 +74,8 @@ class JudgeSettings(BaseModel):
     """How the verdict is worded."""
     formats: ResponseFormats
     """The ``response_format`` types accepted, and whether they are enforced."""
+    logprobs: bool = True
+    """Whether a request asking ``logprobs: true`` gets token logprobs."""
 
 
 _SHARE_KEYS = {
@@ -82,7 +86,7 @@ _SHARE_KEYS = {
 }
 _PROFILE_HINT = (
     "e.g. --profile cheap:noise=0.3,style=think (keys: noise, position-bias, length-bias, "
-    "jitter, style, formats)"
+    "jitter, style, formats, logprobs)"
 )
 
 
@@ -131,6 +135,13 @@ def _formats(text: str, where: str, hint: str | None = None) -> ResponseFormats:
 
 def _profile_setting(spec: str, pair: str) -> tuple[str, object]:
     key, sep, text = (part.strip() for part in pair.partition("="))
+    if key == "logprobs":
+        if text.lower() not in ("true", "false"):
+            raise ConfigError(
+                f"--profile {spec!r}: logprobs needs true or false, not {pair.strip()!r}",
+                hint=_PROFILE_HINT,
+            )
+        return "logprobs", text.lower() == "true"
     if key == "style":
         return "style", _style(text, f"--profile {spec!r}", _PROFILE_HINT)
     if key == "formats":
@@ -220,6 +231,10 @@ class SimulatorConfig(BaseModel):
     formats: ResponseFormats = ResponseFormats()
     """The ``response_format`` types accepted (`judgecli.simulator.formats`); a preset name
     such as ``"llama-cpp"`` or a ``"json_object+text"`` string is parsed. Default: all."""
+    logprobs: bool = True
+    """Answer ``logprobs: true`` with OpenAI's ``choices[0].logprobs.content``: the reply's
+    tokens, the score's spread over the neighbouring scale points
+    (`judgecli.simulator.logprobs`); false plays a server that ignores the parameter."""
     profiles: dict[str, JudgeProfile] = Field(default_factory=dict)
     """Per-model judges by request ``model`` (``openai/cheap`` and ``cheap`` match each other);
     other models get the server-wide `noise`, `position_bias`, `length_bias`, `jitter`,
@@ -274,6 +289,7 @@ class SimulatorConfig(BaseModel):
             jitter=self.jitter if profile.jitter is None else profile.jitter,
             style=self.style if profile.style is None else profile.style,
             formats=self.formats if profile.formats is None else profile.formats,
+            logprobs=self.logprobs if profile.logprobs is None else profile.logprobs,
         )
 
     def describe(self) -> list[str]:
@@ -298,6 +314,8 @@ class SimulatorConfig(BaseModel):
             )
         if self.jitter:
             lines.append(f"a share of {self.jitter:g} of verdicts are random guesses (jitter)")
+        if not self.logprobs:
+            lines.append("no logprobs, whatever a request asks")
         for name, judge in self.profiles.items():
             given = ", ".join(
                 f"{key.replace('_', '-')} {value:g}"

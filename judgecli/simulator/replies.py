@@ -13,6 +13,7 @@ from typing import Any
 
 from judgecli.simulator.config import JudgeSettings
 from judgecli.simulator.jitter import request_key
+from judgecli.simulator.logprobs import content_logprobs
 from judgecli.simulator.schema import find_schema
 from judgecli.simulator.styles import ReplyStyle, StyledReply, style_reply
 from judgecli.simulator.truth import TruthTable
@@ -47,9 +48,16 @@ class Replier:
             judge: The settings of the judge its ``model`` picks.
             content: Scripted or malformed content, sent exactly as given and unstyled;
                 None computes the verdict.
+
+        A request asking ``logprobs: true`` gets the content's token logprobs, unless the
+        judge's server gives none (`JudgeSettings.logprobs`).
         """
         reply = StyledReply(content) if content is not None else self.styled(body, judge)
-        return completion_body(body, reply, next(self._ids))
+        logprobs = None
+        if body.get("logprobs") is True and judge.logprobs:
+            model = str(body.get("model") or "")
+            logprobs = content_logprobs(body, reply.content, seed=self.seed, model=model)
+        return completion_body(body, reply, next(self._ids), logprobs)
 
     def styled(self, body: dict[str, Any], judge: JudgeSettings) -> StyledReply:
         """The verdict, computed as always, worded in the judge's style."""

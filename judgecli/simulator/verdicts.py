@@ -82,11 +82,24 @@ def _tag(texts: list[str], name: str) -> str | None:
     return None
 
 
+# A conversation's turns, each fenced by its role (judgecli.conversation). Read left to right,
+# a tag planted inside a turn stays part of that turn: its closing role tags are escaped.
+_TURN = re.compile(r"<(system|user|assistant)>\n(.*?)\n</\1>", re.DOTALL)
+
+
+def _turns(text: str | None, role: str) -> list[str]:
+    # The texts of one role's turns in a rendered conversation (none in any other text).
+    return [m.group(2) for m in _TURN.finditer(text or "") if m.group(1) == role]
+
+
 def read_transcript(messages: list[Any]) -> Transcript:
     """Extract input, output(s) and reference from the messages' tags, user messages first.
 
     Without an ``<output>`` tag the last user message is judged as a whole, so a hand-written
-    request (curl, a notebook) still gets a meaningful verdict.
+    request (curl, a notebook) still gets a meaningful verdict. A conversation gives the
+    input its last user turn (without an ``<input>`` tag); two conversations compared are
+    judged by their last assistant turns (as MT-Bench judges a second turn), so that the
+    verdict follows what the assistants answered to that input.
     """
     chats = [m for m in messages if isinstance(m, dict)]
     user_texts = [message_text(m) for m in chats if m.get("role") == "user"]
@@ -95,12 +108,15 @@ def read_transcript(messages: list[Any]) -> Transcript:
     output = _tag(texts, "output")
     if output is None:
         output = user_texts[-1] if user_texts else ""
+    output_a, output_b = _tag(texts, "output_a"), _tag(texts, "output_b")
+    asked = _turns(_tag(texts, "conversation"), "user") or _turns(output_a, "user") or [""]
+    answers_a, answers_b = _turns(output_a, "assistant"), _turns(output_b, "assistant")
     return Transcript(
-        input_text=_tag(texts, "input") or "",
+        input_text=_tag(texts, "input") or asked[-1],
         output=output,
         reference=_tag(texts, "reference"),
-        output_a=_tag(texts, "output_a"),
-        output_b=_tag(texts, "output_b"),
+        output_a=answers_a[-1] if answers_a else output_a,
+        output_b=answers_b[-1] if answers_b else output_b,
     )
 
 

@@ -39,11 +39,17 @@ def _tokens(chars: int) -> int:
     return max(1, math.ceil(chars / 4))
 
 
-def completion_body(body: dict[str, Any], reply: StyledReply, number: int) -> dict[str, Any]:
+def completion_body(
+    body: dict[str, Any],
+    reply: StyledReply,
+    number: int,
+    logprobs: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Wrap ``reply`` in an OpenAI chat completion object with estimated usage.
 
     Its reasoning, if any, goes in ``message.reasoning_content`` as vLLM's reasoning parsers
-    put it, and counts as completion tokens, as reasoning models bill it.
+    put it, and counts as completion tokens, as reasoning models bill it. ``logprobs`` (the
+    content's tokens, `judgecli.simulator.logprobs`) goes in ``choices[0].logprobs``.
     """
     prompt_chars = sum(len(message_text(m)) for m in body.get("messages") or [])
     generated = len(reply.content) + len(reply.reasoning or "")
@@ -51,7 +57,9 @@ def completion_body(body: dict[str, Any], reply: StyledReply, number: int) -> di
     message = {"role": "assistant", "content": reply.content}
     if reply.reasoning is not None:
         message["reasoning_content"] = reply.reasoning
-    choice = {"index": 0, "message": message, "finish_reason": reply.finish_reason}
+    choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": reply.finish_reason}
+    if logprobs is not None:
+        choice["logprobs"] = logprobs
     return {
         "id": f"chatcmpl-sim-{number}",
         "object": "chat.completion",

@@ -5,6 +5,8 @@ reference values.
 - `intervals`: Wilson, Student t, percentile bootstrap
 - `scores`: means, distributions, pass rates
 - `pairwise`: win rates, flip consistency, position preference, lengths
+- `length_control`: the length-controlled win rate (a logistic GLM on length difference)
+- `bradley_terry`: Bradley–Terry scores of many systems (ridge MLE, style covariates)
 - `agreement`: Cohen's and Fleiss' κ, Krippendorff's α, correlations
 - `classification`: confusion matrices, precision, recall, F1
 - `calibration`: ECE, Brier score, reliability tables

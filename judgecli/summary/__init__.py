@@ -6,6 +6,7 @@ aware (results, rubrics, labels, verdicts); the arithmetic itself is in `stats/`
 - `facts`: what every summary has: the head (command, rubric, counts, Usage), the tail
   (failures, warnings, the gate's verdict, the cascade block, incomplete)
 - `score`, `pairwise`, `calibrate`, `refine`: each command's summary model and summariser
+- `length_control`: a pairwise run's length-controlled win rate, its fit and warning
 - `agreement`: agreement measures over (case, label) pairs, for calibrate
 - `cascade`: a --screen run's tiers, costs and agreement
 - `compare`: two runs of one rubric, case by case (`judge report A B`)

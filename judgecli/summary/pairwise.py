@@ -1,5 +1,6 @@
 """CaseResults of a `pairwise` run → its PairwiseSummary: win rate with intervals, flip
-consistency, position and length preference, per category and per judge.
+consistency, position and length preference (with the length-controlled win rate), per
+category and per judge.
 
 Outcomes are NEW's: a win 1, a tie 0.5, a loss 0. A failed case (no verdict) and a case
 the "drop" flip policy left undecided are outside the win rate; both are counted.
@@ -41,6 +42,8 @@ from judgecli.summary.facts import (
     calls_summary,
     run_facts,
 )
+from judgecli.summary.length_control import LengthControlSummary, length_control_fields
+from judgecli.summary.weighted import win_rate_weighted
 from judgecli.verdict import Position
 
 OUTCOME = {Winner.NEW: 1.0, Winner.TIE: 0.5, Winner.OLD: 0.0}
@@ -120,6 +123,14 @@ class PairwiseSummary(SummaryTail, PairwiseNumbers):
     win_rate_corrected_ci: Interval | None = None
     corrections: dict[str, CorrectedEstimate] | None = None
     """How each corrected number was made (--labels)."""
+    win_rate_length_controlled: float | None = None
+    """NEW's win rate (ties ½) predicted at equal answer length (AlpacaEval 2's LC)."""
+    win_rate_length_controlled_ci: Interval | None = None
+    """Seeded percentile bootstrap over cases, 95%."""
+    length_control: LengthControlSummary | None = None
+    win_rate_weighted: float | None = None
+    """--score-mode logprob: the mean over cases of P(new) + ½ P(tie)."""
+    win_rate_weighted_ci: Interval | None = None
 
 
 def outcomes(winners: list[Winner]) -> list[float]:
@@ -177,6 +188,17 @@ def length_summary(decided: list[CaseResult]) -> LengthSummary:
         mean_length_loser=mean_length(losers),
         mean_length_old=mean_length([r.lengths.get("old", 0) for r in decided]),
         mean_length_new=mean_length([r.lengths.get("new", 0) for r in decided]),
+    )
+
+
+def length_differences(decided: list[CaseResult]) -> tuple[list[float], list[float]]:
+    """NEW's outcome and len_new − len_old (characters) of each decided case whose result
+    records both answers' lengths: what the length-controlled win rate is fitted on.
+    """
+    cases = [r for r in decided if r.winner is not None and {"old", "new"} <= r.lengths.keys()]
+    return (
+        [OUTCOME[r.winner] for r in cases if r.winner is not None],
+        [float(r.lengths["new"] - r.lengths["old"]) for r in cases],
     )
 
 
@@ -314,4 +336,6 @@ def summarize_pairwise(
         inter_judge=inter_judge(ok, models) if len(models) > 1 else None,
         sign_test_p=sign_test(wins, losses),
         category_calls=calls,
+        **length_control_fields(*length_differences(decided), seed=seed),
+        **win_rate_weighted(ok),
     )

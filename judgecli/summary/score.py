@@ -25,6 +25,7 @@ from judgecli.summary.facts import (
     calls_summary,
     run_facts,
 )
+from judgecli.summary.weighted import pass_rate_weighted
 
 
 class ScoreNumbers(SummaryHead):
@@ -47,6 +48,9 @@ class ScoreSummary(SummaryTail, ScoreNumbers):
 
     command: Literal[Command.SCORE] = Command.SCORE
     category_calls: CategoryCalls | None = None
+    pass_rate_weighted: float | None = None
+    """--score-mode logprob, binary: the mean over cases of P(passing choice)."""
+    pass_rate_weighted_ci: Interval | None = None
     pass_rate_corrected: float | None = None
     """Human-corrected pass rate (PPI++ with --labels)."""
     pass_rate_corrected_ci: Interval | None = None
@@ -71,7 +75,10 @@ def summarize_score(
     ok = [r for r in rows if r.status is CaseStatus.OK]
     calls = mark_categories(numbers["by_category"], ok, numbers.get("mean"), correction, seed)
     return ScoreSummary(
-        **run_facts(rows, rubric=rubric, models=models), **numbers, category_calls=calls
+        **run_facts(rows, rubric=rubric, models=models),
+        **numbers,
+        **pass_rate_weighted(ok, rubric.passing_choice),
+        category_calls=calls,
     )
 
 
@@ -123,8 +130,9 @@ def score_numbers(rows: list[CaseResult], rubric: Rubric, models: list[str]) -> 
             scores,
             scale_min=rubric.scale.min,
             scale_max=rubric.scale.max,
-            # A case's mean over --repeats falls between the points, as a panel's does.
-            integer=on_scale_points(rubric, models) and not any(r.repeats for r in ok),
+            # A case's mean over --repeats or turns, or an expected score (--score-mode
+            # logprob), falls between the points, as a panel's mean does.
+            integer=on_scale_points(rubric, models) and all(s.is_integer() for s in scores),
         )
         fields["criteria"] = {
             name: CriterionSummary(
@@ -143,10 +151,12 @@ def score_numbers(rows: list[CaseResult], rubric: Rubric, models: list[str]) -> 
 
 
 def on_scale_points(rubric: Rubric, judges: list[str]) -> bool:
-    """Whether every score is a point of an integer scale: one judge and no criteria, since a
-    panel's mean or a weighted sum of criteria falls between the points.
+    """Whether every score is a point of an integer scale: one judge, no criteria and no mean
+    of a conversation's turns, since a panel's mean, a weighted sum of criteria or a mean of
+    turns falls between the points.
     """
-    return bool(rubric.scale and rubric.scale.integer and not rubric.criteria and len(judges) == 1)
+    points = bool(rubric.scale and rubric.scale.integer and not rubric.criteria)
+    return points and len(judges) == 1 and not rubric.averages_turns
 
 
 def within(ci: Interval, rubric: Rubric) -> Interval:

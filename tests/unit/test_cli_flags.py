@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from judgecli.cli import app, inputs
 from judgecli.cli.flags import judge_flags
-from judgecli.config import FailureLimit, Price, RunConfig
+from judgecli.config import FailureLimit, Price, RunConfig, ScoreMode
 from judgecli.errors import ExitCode
 from judgecli.flags import (
     CASCADE_FLAGS,
@@ -124,6 +124,7 @@ COMBINED = {
     "field": ("output=answer", lambda c: c.field_map == {"output": "answer"}),
     "workers": ("3", lambda c: c.workers == 3),
     "shard": ("1/4", lambda c: (c.shard.index, c.shard.count) == (1, 4)),
+    "score_mode": ("logprob", lambda c: c.score_mode is ScoreMode.LOGPROB),
 }
 # Read by the command itself (progress and printing), not by the run.
 COMMAND_ONLY = {"quiet", "json_output", "progress_every"}

@@ -124,7 +124,7 @@ def test_unknown_rubric_name_is_an_error():
         pytest.param(
             "Answer: {answer}",
             "{answer} is not a case field (fields: {category}, "
-            "{context}, {input}, {output}, {reference};",
+            "{context}, {conversation}, {input}, {output}, {reference};",
             id="no-close-name-lists-all",
         ),
     ],

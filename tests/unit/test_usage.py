@@ -260,6 +260,8 @@ def test_a_judgement_keeps_its_results_jsonl_key_order():
         "cached",
         "batched",
         "repeat",
+        "score_expected",
+        "probabilities",
     ]
 
 
@@ -331,4 +333,5 @@ def test_a_cached_reply_is_stored_text_first():
         "reasoning",
         "format_mode",
         "batched",
+        "logprobs",
     ]

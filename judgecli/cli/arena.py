@@ -1,0 +1,226 @@
+"""`judge arena A B C ...`: many systems compared pair by pair with a pairwise rubric, one
+Bradley–Terry leaderboard with intervals, and a gate on one system's place in it.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from judgecli.cli.app import app, exits_with_code, stderr
+from judgecli.cli.flags import judge_flags
+from judgecli.cli.options import (
+    GATE,
+    AllowPartialOpt,
+    FlipOpt,
+    FlipPolicyChoice,
+    FlipPolicyOpt,
+    RubricOpt,
+    choice,
+)
+from judgecli.errors import ExitCode
+from judgecli.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, JudgeFlags
+
+if TYPE_CHECKING:
+    from judgecli.summary.arena import ArenaSummary
+
+ARENA = "Arena"
+LEFT_OUT = CASCADE_FLAGS | SCALE_OUT_FLAGS | {"workers"}
+"""An arena's results carry which systems each comparison is of, and its schedule may come
+in rounds: it has no cascade, shards, batches or worker processes (yet)."""
+
+
+class ScheduleChoice(StrEnum):
+    """--schedule: arena.schedule.Schedule's values."""
+
+    ROUND_ROBIN = "round-robin"
+    BASELINE = "baseline"
+    ADAPTIVE = "adaptive"
+
+
+@app.command("arena")
+@exits_with_code
+@judge_flags(without=LEFT_OUT)
+def arena_command(
+    ctx: typer.Context,
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILES...",
+            help="One JSONL of answers per system (2 or more), joined on id.",
+            show_default=False,
+        ),
+    ],
+    rubric: RubricOpt = "pairwise",
+    *,
+    flags: JudgeFlags,
+    name: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--name",
+            metavar="NAME",
+            rich_help_panel=ARENA,
+            help="The systems' names, once per file in order (default: the file names).",
+            show_default=False,
+        ),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            rich_help_panel=ARENA,
+            help="Score this system 1000 and, unless --schedule says otherwise, compare "
+            "every other system with it only.",
+        ),
+    ] = None,
+    schedule: Annotated[
+        ScheduleChoice | None,
+        typer.Option(
+            parser=choice(ScheduleChoice, "--schedule"),
+            metavar="KIND",
+            rich_help_panel=ARENA,
+            help="round-robin (every pair on every case), baseline or adaptive (default: "
+            "round-robin for up to 4 systems, adaptive for more, baseline with --baseline).",
+            show_default=False,
+        ),
+    ] = None,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            metavar="N",
+            rich_help_panel=ARENA,
+            help="Adaptive: comparisons in all (default: half of a round robin).",
+        ),
+    ] = None,
+    max_pairs_per_case: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            metavar="N",
+            rich_help_panel=ARENA,
+            help="Adaptive: pairs of systems compared on one case at most.",
+        ),
+    ] = None,
+    style_control: Annotated[
+        bool,
+        typer.Option(
+            "--style-control",
+            rich_help_panel=ARENA,
+            help="Also fit with the answers' length and markdown held fixed.",
+        ),
+    ] = False,
+    beats: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="NAME",
+            rich_help_panel=GATE,
+            help="Exit 1 unless --for scores above NAME in 95% of resamples. Repeatable.",
+            show_default=False,
+        ),
+    ] = None,
+    min_rank: Annotated[
+        int | None,
+        typer.Option(
+            min=1, metavar="N", rich_help_panel=GATE, help="Exit 1 unless --for ranks N or better."
+        ),
+    ] = None,
+    for_system: Annotated[
+        str | None,
+        typer.Option(
+            "--for",
+            metavar="NAME",
+            rich_help_panel=GATE,
+            help="The system gated (default: the last file's).",
+        ),
+    ] = None,
+    flip: FlipOpt = True,
+    flip_policy: FlipPolicyOpt = FlipPolicyChoice.TIE,
+    allow_partial: AllowPartialOpt = False,
+) -> ExitCode:
+    """Rank 2 or more systems answering the same cases (joined on id): each pair of systems
+    is compared on each case with a pairwise rubric, in both orders, and a Bradley–Terry
+    model turns the verdicts into scores with 95% intervals and ranks.
+    """
+    from judgecli.arena.gate import ArenaGateSpec
+    from judgecli.arena.run import run_arena
+    from judgecli.arena.schedule import Schedule
+    from judgecli.arena.setup import set_up_arena
+    from judgecli.cli.flags import show_progress
+    from judgecli.cli.inputs import judge_config, named_rubric
+    from judgecli.cli.invocation import invocation
+    from judgecli.config import step_summary_path
+    from judgecli.debias import FlipPolicy
+    from judgecli.pairwise import check_rubric_kind
+    from judgecli.repeats import repeats_warning
+
+    rubric_path, loaded = named_rubric(rubric)
+    check_rubric_kind(loaded, rubric_path)
+    config = judge_config("arena", loaded, flags)
+    arena = set_up_arena(
+        config,
+        loaded,
+        files,
+        names=name,
+        baseline=baseline,
+        schedule=Schedule(schedule) if schedule else None,
+        budget=budget,
+        max_pairs_per_case=max_pairs_per_case,
+        style_control=style_control,
+        gate=ArenaGateSpec(system=for_system, beats=tuple(beats or ()), min_rank=min_rank),
+        flip=flip,
+        flip_policy=FlipPolicy(flip_policy),
+        allow_partial=allow_partial,
+        limit=flags.limit,
+        sample=flags.sample_size,
+    )
+    if not flags.quiet and (said := repeats_warning(config.repeats, config.temperature)):
+        stderr.print(f"[yellow]warning: {escape(said)}[/]")
+    with show_progress(flags, arena.planner.capacity) as progress:
+        outcome = run_arena(
+            arena,
+            argv=invocation(ctx),
+            on_result=progress.case_done,
+            step_summary=step_summary_path(),
+        )
+    return show(outcome.summary, outcome.run_dir, quiet=flags.quiet, json_output=flags.json_output)
+
+
+def show(summary: ArenaSummary, run_dir: Path, *, quiet: bool, json_output: bool) -> ExitCode:
+    """Print the arena (tables unless quiet, warnings, the headline, where the run is; with
+    --json the summary on stdout and the rest on stderr) and say how to exit: 3 when it
+    is incomplete, 1 when its gate failed.
+    """
+    import json
+
+    from judgecli.cli.render import report_console
+    from judgecli.report.arena import arena_headline, gate_note, terminal_tables
+
+    console = report_console(json_output=json_output)
+    if not quiet:
+        for table in terminal_tables(summary):
+            console.print(table)
+    for warning in summary.warnings:
+        stderr.print(f"[yellow]warning:[/] {escape(warning)}")
+    line = escape(arena_headline(summary))
+    if summary.gate is not None and not summary.incomplete:
+        line = f"[bold {'green' if summary.gate.passed else 'red'}]{line}[/]"
+    console.print(line, soft_wrap=True)
+    if note := gate_note(summary):
+        console.print(escape(note), soft_wrap=True)
+    console.print(f"run directory: {escape(str(run_dir))}", soft_wrap=True)
+    if json_output:
+        print(json.dumps(summary.model_dump(mode="json", exclude_none=True), indent=2))
+    if summary.incomplete:
+        stderr.print(f"[bold red]error:[/] {escape(summary.incomplete)}")
+        stderr.print(
+            f"[dim]hint:[/] continue with: judge resume {escape(str(run_dir))} --retry-failed"
+        )
+        return ExitCode.INCOMPLETE
+    if summary.gate is not None and not summary.gate.passed:
+        return ExitCode.GATE_FAILED
+    return ExitCode.OK
