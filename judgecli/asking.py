@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from judgecli.config import RunConfig, ScoreMode
+from judgecli.config import RunConfig
 from judgecli.debias import (
     FlipPolicy,
 )
@@ -28,6 +28,7 @@ from judgecli.prompt import (
 )
 from judgecli.result import Judgement, Order
 from judgecli.rubric import Rubric
+from judgecli.score_mode import ScoreMode
 from judgecli.usage import Metered
 from judgecli.verdict import VerdictError, parse_verdict
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import os
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -20,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from judgecli.errors import ConfigError
 from judgecli.flags import JudgeFlags, flag_fields
 from judgecli.scale_flags import check_scale_out, parse_workers
+from judgecli.score_mode import ScoreMode, parse_score_mode
 from judgecli.shard import Shard, parse_shard
 
 if TYPE_CHECKING:
@@ -35,43 +35,6 @@ DEFAULT_MAX_TOKENS = 1024
 # Sent as the key to keyless OpenAI-compatible servers (vLLM, Ollama): the OpenAI client
 # refuses to send a request without one, and LiteLLM reports that as a retryable 5xx.
 KEYLESS_PLACEHOLDER = "no-key-needed"
-
-
-class ScoreMode(StrEnum):
-    """--score-mode: where a judgement's score comes from."""
-
-    SAMPLE = "sample"
-    """The verdict the judge wrote: one sample of what it might have said."""
-    LOGPROB = "logprob"
-    """The judge's token log-probabilities at the verdict: the expected score over the scale
-    points (G-Eval), the probability of each choice or winner (docs/logprobs.md)."""
-
-
-def parse_score_mode(text: str | None, rubric: Rubric) -> ScoreMode:
-    """--score-mode (or JUDGE_SCORE_MODE) as a ScoreMode; ConfigError for another value, or
-    for logprob scores on a rubric they are not defined for.
-    """
-    if text is None:
-        return ScoreMode.SAMPLE
-    try:
-        mode = ScoreMode(text.strip().lower())
-    except ValueError:
-        allowed = ", ".join(ScoreMode)
-        raise ConfigError(f"--score-mode {text!r} is not one of: {allowed}") from None
-    if mode is ScoreMode.LOGPROB and rubric.scale is not None:
-        if rubric.criteria:
-            raise ConfigError(
-                f"--score-mode logprob: rubric {rubric.name!r} scores criteria, and expected "
-                "scores are read for one score only",
-                hint="use --score-mode sample with this rubric, or a rubric without criteria",
-            )
-        if not rubric.scale.integer:
-            raise ConfigError(
-                f"--score-mode logprob: rubric {rubric.name!r} has a continuous scale, and "
-                "expected scores are taken over the points of an integer scale",
-                hint="use --score-mode sample with this rubric, or give it an integer scale",
-            )
-    return mode
 
 
 class Price(BaseModel):

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 if TYPE_CHECKING:
-    from judgecli.dataset import SampleSize
+    from judgecli.sampling import SampleSize
 
 # The panels `--help` groups the flags in.
 JUDGE = "Judge"
@@ -364,7 +364,7 @@ class JudgeFlags:
     @property
     def sample_size(self) -> SampleSize | None:
         """--sample as N cases or P% of them."""
-        from judgecli.dataset import parse_sample
+        from judgecli.sampling import parse_sample
 
         return parse_sample(self.sample) if self.sample is not None else None
 

@@ -17,14 +17,13 @@ from judgecli.conversation import render_turns, user_turns_digest
 from judgecli.dataset import (
     Case,
     EmptyFields,
-    SampleSize,
-    Selector,
     check_unique,
     iter_lines,
     parse_case,
     read_line_at,
 )
 from judgecli.errors import DatasetError
+from judgecli.sampling import SampleSize, Selector
 from judgecli.shard import Shard
 
 # How many ids an error or warning names before "and N more".
@@ -158,7 +157,7 @@ def scan_pairs(
     only: set[str] | None = None,
     shard: Shard | None = None,
 ) -> PairScan:
-    """Validate both files and join them on id (see dataset.Selector for limit/sample);
+    """Validate both files and join them on id (see sampling.Selector for limit/sample);
     with `shard`, of the chosen pairs those of the shard.
     """
     field_map = field_map or {}

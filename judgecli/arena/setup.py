@@ -14,11 +14,11 @@ from judgecli.arena.run import Arena
 from judgecli.arena.schedule import ADAPTIVE_FROM, Planner, Schedule, system_pairs
 from judgecli.arena.systems import join_files, system_index, system_names
 from judgecli.config import RunConfig
-from judgecli.dataset import SampleSize
 from judgecli.debias import FlipPolicy
 from judgecli.errors import ConfigError
 from judgecli.grading import GradingPlan
 from judgecli.rubric import Rubric
+from judgecli.sampling import SampleSize
 
 
 def chosen_schedule(asked: Schedule | None, n: int, baseline: int | None) -> Schedule:

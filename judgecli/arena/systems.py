@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judgecli.dataset import Case, SampleSize, Selector, parse_case, read_line_at
+from judgecli.dataset import Case, parse_case, read_line_at
 from judgecli.errors import ConfigError
 from judgecli.pairs import Located, Pair, iter_pairs, scan_pairs
+from judgecli.sampling import SampleSize, Selector
 
 SystemPair = tuple[int, int]
 """Two systems by their index in file order, the earlier first."""

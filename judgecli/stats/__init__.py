@@ -7,7 +7,8 @@ reference values.
 - `pairwise`: win rates, flip consistency, position preference, lengths
 - `length_control`: the length-controlled win rate (a logistic GLM on length difference)
 - `bradley_terry`: Bradley–Terry scores of many systems (ridge MLE, style covariates)
-- `agreement`: Cohen's and Fleiss' κ, Krippendorff's α, correlations
+- `agreement`: Cohen's and Fleiss' κ, correlations
+- `krippendorff`: Krippendorff's α (any raters, missing ratings, three scale levels)
 - `classification`: confusion matrices, precision, recall, F1
 - `calibration`: ECE, Brier score, reliability tables
 - `resampling`: vectorised bootstraps over cases and clusters

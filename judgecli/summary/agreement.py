@@ -27,7 +27,6 @@ from judgecli.stats.agreement import (
     confusion_matrix,
     kendall_tau_b,
     kendall_tau_b_resampled,
-    krippendorff_alpha,
     pearson,
     pearson_resampled,
     spearman,
@@ -42,6 +41,7 @@ from judgecli.stats.classification import (
     within_tolerance,
 )
 from judgecli.stats.intervals import Interval
+from judgecli.stats.krippendorff import krippendorff_alpha
 from judgecli.stats.resampling import BatchStatistic, cluster_bootstrap_intervals, clusters_of
 from judgecli.summary.facts import Part, Record
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from judgecli.cli import app, inputs
 from judgecli.cli.flags import judge_flags
-from judgecli.config import FailureLimit, Price, RunConfig, ScoreMode
+from judgecli.config import FailureLimit, Price, RunConfig
 from judgecli.errors import ExitCode
 from judgecli.flags import (
     CASCADE_FLAGS,
@@ -24,6 +24,7 @@ from judgecli.flags import (
     JudgeFlags,
     flag_fields,
 )
+from judgecli.score_mode import ScoreMode
 
 FLAGS = {shared.name: shared for shared in flag_fields()}
 

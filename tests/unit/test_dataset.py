@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from judgecli.dataset import SampleSize, iter_cases, parse_field_map, parse_sample, scan_dataset
+from judgecli.dataset import iter_cases, parse_field_map, scan_dataset
 from judgecli.errors import ConfigError, DatasetError
+from judgecli.sampling import SampleSize, parse_sample
 
 REQ = ["input", "output"]
 

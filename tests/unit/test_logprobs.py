@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from judgecli.config import ModelSettings, ScoreMode, parse_score_mode
+from judgecli.config import ModelSettings
 from judgecli.dataset import Case
 from judgecli.errors import ConfigError
 from judgecli.grading import GradingPlan, ask_judge, grade_pointwise
@@ -33,6 +33,7 @@ from judgecli.judge.token_logprobs import (
 from judgecli.logprobs import LogprobError, graded_verdict, kept, mean_probabilities, weigh
 from judgecli.result import Judgement, Order
 from judgecli.rubric import Rubric, parse_rubric
+from judgecli.score_mode import ScoreMode, parse_score_mode
 from judgecli.simulator.config import JudgeProfile, SimulatorConfig, parse_profiles
 from judgecli.simulator.logprobs import OTHER_SHARE, content_logprobs, value_distribution
 from judgecli.verdict import Verdict

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from judgecli.dataset import SampleSize
 from judgecli.errors import DatasetError
 from judgecli.pairs import iter_pairs, scan_pairs
+from judgecli.sampling import SampleSize
 
 REQ = ["input", "output"]
 

@@ -8,7 +8,6 @@ from judgecli.stats.agreement import (
     fleiss_kappa,
     kendall_tau_b,
     kendall_tau_b_resampled,
-    krippendorff_alpha,
     pairwise_cohen_kappas,
     pearson,
     pearson_resampled,
@@ -16,6 +15,7 @@ from judgecli.stats.agreement import (
     spearman,
     spearman_resampled,
 )
+from judgecli.stats.krippendorff import krippendorff_alpha
 
 # The classic 2×2 example (50 proposals, two readers): 20 yes/yes, 5 yes/no, 10 no/yes,
 # 15 no/no; p_o = 0.7, p_e = 0.5·0.6 + 0.5·0.4 = 0.5, κ = (0.7 − 0.5) / (1 − 0.5) = 0.4.
