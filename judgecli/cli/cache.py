@@ -5,14 +5,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from judgecli.cli.app import app, exits_with_code, stderr, stdout
 from judgecli.errors import ExitCode
-from judgecli.store.cache import CachedReply
+
+if TYPE_CHECKING:  # the store (pydantic, sqlite) is imported by the commands that use it
+    from judgecli.store.cache import CachedReply
 
 cache_app = typer.Typer(
     help="Inspect, clear, export or import the reply cache.", no_args_is_help=True
