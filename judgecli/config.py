@@ -374,7 +374,7 @@ def rubric_dirs() -> list[Path]:
     """Where rubric names are looked up: the folders of $JUDGE_RUBRICS_PATH (colon-separated),
     then the bundled library.
     """
-    from judgecli.rubric import LIBRARY_DIR
+    from judgecli.rubric_library import LIBRARY_DIR
 
     extra = os.environ.get("JUDGE_RUBRICS_PATH", "")
     return [Path(p).expanduser() for p in extra.split(os.pathsep) if p] + [LIBRARY_DIR]

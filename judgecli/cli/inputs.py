@@ -34,7 +34,7 @@ def find_named_rubric(name: str, dirs: list[Path]) -> Path:
     import difflib
 
     from judgecli.errors import RubricError
-    from judgecli.rubric import find_rubric, library
+    from judgecli.rubric_library import find_rubric, library
 
     try:
         return find_rubric(name, dirs)

@@ -32,7 +32,7 @@ def report_command(
     import webbrowser
 
     from judgecli.cli.render import print_json, print_summary, report_console
-    from judgecli.report.markdown import compare_tables
+    from judgecli.report.compare import compare_tables
     from judgecli.run import compare_finished_runs, load_run, write_reports
 
     out = report_console(json_output=json_output)

@@ -21,7 +21,8 @@ app.add_typer(rubrics_app, name="rubrics")
 def list_command() -> ExitCode:
     """List the library: bundled rubrics and those in $JUDGE_RUBRICS_PATH folders."""
     from judgecli.config import rubric_dirs
-    from judgecli.rubric import library, load_rubric
+    from judgecli.rubric import load_rubric
+    from judgecli.rubric_library import library
 
     table = Table(title="rubric library")
     for name in ("name", "kind", "scale"):
@@ -66,7 +67,7 @@ def show_command(
 
 def sample_case_file(name: str) -> Path | None:
     """datasets/<name>.jsonl beside the bundled library, when it exists."""
-    from judgecli.rubric import LIBRARY_DIR
+    from judgecli.rubric_library import LIBRARY_DIR
 
     candidate = LIBRARY_DIR.parent / "datasets" / f"{name}.jsonl"
     return candidate if candidate.exists() else None

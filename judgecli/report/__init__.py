@@ -13,4 +13,5 @@ They return text; the store writes it.
 - `svg`, `charts`: the inline SVG charts
 - `junit`: results.junit.xml for CI test reporters
 - `drift`: `judge drift`'s headline, tables, report.md and report.html
+- `compare`: `judge report RUN_A RUN_B`'s tables (each metric in A and B, the paired change)
 """

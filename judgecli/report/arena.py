@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
 from judgecli.report import charts, svg
-from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct, heading, money, rich_table
+from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct, money, rich_table
 from judgecli.report.figures import figure
 from judgecli.report.html import cards, page, table, warnings_section
 from judgecli.report.html_cases import esc
-from judgecli.report.markdown import md_table
+from judgecli.report.markdown import judged_by, markdown_page
 from judgecli.report.svg import Bar, el
 from judgecli.stats.intervals import Interval
 
@@ -211,19 +211,14 @@ def arena_sections(s: ArenaSummary) -> list[Section]:
 
 def render_arena_markdown(s: ArenaSummary) -> str:
     """report.md: the headline, then the tables."""
-    parts = [
-        f"# {title_of(s)}",
-        f"**{arena_headline(s)}**",
-        f"Judges: {', '.join(f'`{m}`' for m in s.models)} · rubric `{s.rubric_hash}`",
-    ]
-    if note := gate_note(s):
-        parts.append(f"> {note}")
-    for sec in arena_sections(s):
-        note = f"\n\n{sec.note}" if sec.note else ""
-        parts.append(f"## {heading(sec.title)}\n\n{md_table(sec.header, sec.rows)}{note}")
-    if s.warnings:
-        parts.append("## Warnings\n\n" + "\n".join(f"- {w}" for w in s.warnings))
-    return "\n\n".join(parts) + "\n"
+    return markdown_page(
+        title_of(s),
+        arena_headline(s),
+        judged_by(s.models, s.rubric_hash),
+        gate_note(s),
+        arena_sections(s),
+        s.warnings,
+    )
 
 
 def score_forest(board: Sequence[Standing], *, title: str, anchor: str) -> str:

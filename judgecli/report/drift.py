@@ -9,11 +9,11 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct, heading, rich_table
+from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct, rich_table
 from judgecli.report.decision import fmt_p
 from judgecli.report.html import cards, page, table, warnings_section
 from judgecli.report.html_cases import esc
-from judgecli.report.markdown import md_table
+from judgecli.report.markdown import markdown_page
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -156,16 +156,9 @@ def drift_sections(drift: Drift, *, flips_limit: int | None = FLIPS_LISTED) -> l
 def render_drift_markdown(drift: Drift) -> str:
     """report.md: the headline, then the tables."""
     s = drift.summary
-    parts = [f"# {title_of(s)}", f"**{drift_headline(s)}**"]
-    if note := gate_note(s):
-        parts.append(f"> {note}")
-    parts += [
-        f"## {heading(sec.title)}\n\n{md_table(sec.header, sec.rows)}"
-        for sec in drift_sections(drift)
-    ]
-    if s.warnings:
-        parts.append("## Warnings\n\n" + "\n".join(f"- {w}" for w in s.warnings))
-    return "\n\n".join(parts) + "\n"
+    return markdown_page(
+        title_of(s), drift_headline(s), None, gate_note(s), drift_sections(drift), s.warnings
+    )
 
 
 def render_drift_html(drift: Drift) -> str:

@@ -39,7 +39,6 @@ from judgecli.report.refine import refine_line, refine_sections
 from judgecli.report.stability import stability_sections
 from judgecli.report.weighted import adjusted_win_rates, weighted_pass_rate
 from judgecli.summary.calibrate import CalibrateSummary
-from judgecli.summary.compare import Delta
 from judgecli.summary.facts import Usage
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.refine import RefineSummary
@@ -331,71 +330,43 @@ def md_table(header: list[str], rows: Sequence[tuple[str, ...]]) -> str:
 
 def render_markdown(s: RunSummary) -> str:
     """report.md: the headline first, then the tables a CI page shows."""
-    parts = [
-        f"# {title_of(s)}",
-        f"**{headline(s)}**",
-        f"Judges: {', '.join(f'`{m}`' for m in s.models)} · rubric `{s.rubric_hash}`",
-    ]
-    if note := gate_note(s):
+    return markdown_page(
+        title_of(s),
+        headline(s),
+        judged_by(s.models, s.rubric_hash),
+        gate_note(s),
+        sections(s),
+        s.warnings,
+    )
+
+
+def judged_by(models: Sequence[str], rubric_hash: str) -> str:
+    """The line under a report's headline: who judged, with which rubric."""
+    return f"Judges: {', '.join(f'`{m}`' for m in models)} · rubric `{rubric_hash}`"
+
+
+def markdown_page(
+    title: str,
+    headline: str,
+    meta: str | None,
+    note: str | None,
+    tables: Sequence[Section],
+    warnings: Sequence[str],
+) -> str:
+    """A report.md: title, headline, who judged, the gate's note, the tables (each with what
+    it means under it), then the warnings.
+    """
+    parts = [f"# {title}", f"**{headline}**", *([meta] if meta else [])]
+    if note:
         parts.append(f"> {note}")
-    for sec in sections(s):
-        note = f"\n\n{sec.note}" if sec.note else ""  # what the table means, under it
-        parts.append(f"## {heading(sec.title)}\n\n{md_table(sec.header, sec.rows)}{note}")
-    if s.warnings:
-        parts.append("## Warnings\n\n" + "\n".join(f"- {w}" for w in s.warnings))
+    for sec in tables:
+        means = f"\n\n{sec.note}" if sec.note else ""
+        parts.append(f"## {heading(sec.title)}\n\n{md_table(sec.header, sec.rows)}{means}")
+    if warnings:
+        parts.append("## Warnings\n\n" + "\n".join(f"- {w}" for w in warnings))
     return "\n\n".join(parts) + "\n"
 
 
 def terminal_tables(s: RunSummary) -> list[Table]:
     """The tables printed to stderr at the end of a run, laid out for 80 columns."""
     return [rich_table(sec) for sec in sections(s)]
-
-
-def compare_section(deltas: Sequence[Delta], name_a: str, name_b: str) -> Section:
-    """Run A → run B: each metric in A, then in B, the paired change B − A and its 95%
-    interval. Rates are percentages, as in every other report; their change is in points.
-    """
-    rows = []
-    for d in deltas:
-        if d.rate:
-            change = NA if d.delta is None else f"{100 * d.delta:+.1f} pts"
-            lo, hi = d.ci
-            ci = NA if lo is None or hi is None else f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pts"
-            rows.append((d.metric, fmt_pct(d.a), fmt_pct(d.b), change, ci, str(d.n_paired)))
-        else:
-            change = NA if d.delta is None else f"{d.delta:+.3f}"
-            rows.append((d.metric, fmt(d.a, 3), fmt(d.b, 3), change, fmt_ci(d.ci), str(d.n_paired)))
-    return Section(
-        f"A → B: {name_a} → {name_b} (paired on case id)",
-        ["metric", "A", "B", "B − A", "95% CI", "paired cases"],
-        rows,
-    )
-
-
-def paired_tests_section(deltas: Sequence[Delta]) -> Section:
-    """The tests of each change: paired t, Wilcoxon signed-rank (scores, win rates) and the
-    exact McNemar test (pass/fail: ranks of ±1 say nothing the signs do not).
-    """
-    return Section(
-        "paired tests of B − A (two-sided p)",
-        ["metric", "t test", "Wilcoxon", "McNemar (exact)"],
-        [
-            (
-                d.metric,
-                fmt_p(d.t_p),
-                fmt_p(d.wilcoxon_p) if d.mcnemar_p is None else "",
-                fmt_p(d.mcnemar_p) if d.mcnemar_p is not None else "",
-            )
-            for d in deltas
-        ],
-    )
-
-
-def compare_tables(deltas: Sequence[Delta], name_a: str, name_b: str) -> list[Table]:
-    """The run comparison as terminal tables (A's column first, as in the title), then the
-    paired tests.
-    """
-    return [
-        rich_table(compare_section(deltas, name_a, name_b)),
-        rich_table(paired_tests_section(deltas)),
-    ]

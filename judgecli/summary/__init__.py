@@ -8,6 +8,7 @@ aware (results, rubrics, labels, verdicts); the arithmetic itself is in `stats/`
 - `score`, `pairwise`, `calibrate`, `refine`: each command's summary model and summariser
 - `length_control`: a pairwise run's length-controlled win rate, its fit and warning
 - `agreement`: agreement measures over (case, label) pairs, for calibrate
+- `head`: a run's results → the fields every summary starts with (counts, usage, failures)
 - `cascade`: a --screen run's tiers, costs and agreement
 - `compare`: two runs of one rubric, case by case (`judge report A B`)
 - `drift`: `judge drift`'s summary.json and flips.jsonl lines (DriftSummary, Flip)

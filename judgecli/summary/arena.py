@@ -37,7 +37,13 @@ from judgecli.stats.bradley_terry import (
 )
 from judgecli.stats.intervals import FloatArray, Interval
 from judgecli.stats.resampling import clusters_of
-from judgecli.summary.facts import FailedCase, Part, Record, Usage, run_facts
+from judgecli.summary.facts import (
+    FailedCase,
+    Part,
+    Record,
+    Usage,
+)
+from judgecli.summary.head import run_facts
 
 RESAMPLES = 1000
 """Bootstrap resamples of cases behind every interval, rank and beat share."""

@@ -37,8 +37,8 @@ from judgecli.summary.facts import (
     CriterionSummary,
     SummaryHead,
     SummaryTail,
-    run_facts,
 )
+from judgecli.summary.head import run_facts
 
 
 class CalibrateNumbers(SummaryHead):

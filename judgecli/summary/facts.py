@@ -16,15 +16,12 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from judgecli.result import CaseResult, CaseStatus, natural_key
-from judgecli.rubric import Rubric
 from judgecli.stats.intervals import Interval
 from judgecli.stats.multiplicity import Call, Correction
-from judgecli.summary.stability import SelfConsistency, stability_fields
-from judgecli.usage import COST_DIGITS, Tokens
+from judgecli.summary.stability import SelfConsistency
+from judgecli.usage import Tokens
 
 # How many failed cases the summary lists by id (the rest are in results.jsonl).
 FAILURES_LISTED = 20
@@ -356,48 +353,3 @@ def calls_summary(
         alpha=ALPHA,
         tested=sum(c.p_adjusted is not None for c in calls.values()),
     )
-
-
-def usage_of(results: list[CaseResult]) -> Usage:
-    """Sum the calls, tokens and cost of every judgement; latency percentiles over calls."""
-    usage = Usage()
-    latencies: list[float] = []
-    for result in results:
-        for j in result.all_judgements:
-            usage.calls += j.attempts
-            usage.retries += j.retries
-            usage.cached += j.cached
-            usage.batched += j.batched or 0
-            usage.add_tokens(j)
-            if j.attempts and not j.cached:
-                latencies.append(j.latency_s / j.attempts)
-    if latencies:
-        p50, p95 = np.percentile(np.asarray(latencies), [50, 95])
-        usage.latency_p50_s, usage.latency_p95_s = float(p50), float(p95)
-    usage.cost_usd = round(usage.cost_usd, COST_DIGITS)
-    return usage
-
-
-def run_facts(
-    rows: list[CaseResult], *, rubric: Rubric | None, models: list[str]
-) -> dict[str, Any]:
-    """The head's fields but `command` (each summary's own), and the failures: keyword
-    arguments for a summary model. Without a rubric (calibrating a results file) its fields
-    are left for the caller.
-    """
-    failed = [r for r in rows if r.status is CaseStatus.FAILED]
-    return {
-        "rubric": rubric.name if rubric else "",
-        "rubric_version": rubric.version if rubric else "",
-        "rubric_hash": rubric.content_hash if rubric else "",
-        "models": models,
-        "n_cases": len(rows),
-        "n_ok": len(rows) - len(failed),
-        "n_failed": len(failed),
-        "usage": usage_of(rows),
-        **stability_fields(rows, rubric),
-        "failures": [
-            FailedCase(id=r.id, error=r.error or "")
-            for r in sorted(failed, key=lambda r: natural_key(r.id))[:FAILURES_LISTED]
-        ],
-    }

@@ -40,8 +40,8 @@ from judgecli.summary.facts import (
     SummaryHead,
     SummaryTail,
     calls_summary,
-    run_facts,
 )
+from judgecli.summary.head import run_facts
 from judgecli.summary.length_control import LengthControlSummary, length_control_fields
 from judgecli.summary.weighted import win_rate_weighted
 from judgecli.verdict import Position

@@ -15,7 +15,14 @@ from judgecli.result import CaseResult, CaseStatus, natural_key
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.stats.intervals import Interval, bootstrap_mean_interval, t_interval, wilson_interval
 from judgecli.stats.scores import distribution, mean, pass_rate
-from judgecli.summary.facts import FAILURES_LISTED, Command, Record, SummaryTail, Usage, run_facts
+from judgecli.summary.facts import (
+    FAILURES_LISTED,
+    Command,
+    Record,
+    SummaryTail,
+    Usage,
+)
+from judgecli.summary.head import run_facts
 from judgecli.summary.score import ScoreNumbers, on_scale_points, score_numbers
 from judgecli.usage import COST_DIGITS, total
 

@@ -23,8 +23,8 @@ from judgecli.summary.facts import (
     SummaryHead,
     SummaryTail,
     calls_summary,
-    run_facts,
 )
+from judgecli.summary.head import run_facts
 from judgecli.summary.weighted import pass_rate_weighted
 
 

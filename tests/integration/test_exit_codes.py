@@ -135,7 +135,7 @@ def test_rubrics_validate_names_the_line_and_exits_2(run_cli):
 
 
 def test_rubrics_validate_accepts_the_bundled_library(run_cli):
-    from judgecli.rubric import library
+    from judgecli.rubric_library import library
 
     run = run_cli(None, "rubrics", "validate", *map(str, library()))
     assert run.exit_code == 0, run.stderr

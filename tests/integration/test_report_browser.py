@@ -19,7 +19,7 @@ from judgecli.report.html import render_html
 from judgecli.result import CaseResult, CaseStatus, Judgement
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 from judgecli.summary.calibrate import CalibrateSummary
-from judgecli.summary.facts import run_facts
+from judgecli.summary.head import run_facts
 from judgecli.verdict import Verdict
 from tests.browser import Page, find_chromium, launch, png_distinct_bytes, png_size
 from tests.integration.conftest import REPO

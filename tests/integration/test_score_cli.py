@@ -3,7 +3,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judgecli.rubric import find_rubric, load_rubric
+from judgecli.rubric import load_rubric
+from judgecli.rubric_library import find_rubric
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 
 GOOD = '{"reasoning": "clear and correct", "score": 4, "feedback": "none"}'

@@ -30,7 +30,8 @@ from typing import Any
 
 import pytest
 
-from judgecli.rubric import Rubric, find_rubric, load_rubric
+from judgecli.rubric import Rubric, load_rubric
+from judgecli.rubric_library import find_rubric
 from tests.local_llm.server import MODEL_ALIAS, LlamaServer
 
 pytestmark = pytest.mark.local_llm

@@ -11,9 +11,8 @@ import pytest
 from rich.console import Console
 
 from judgecli.report.cells import SHORT_CELL, TOO_FEW_TEXT, count_of, wrap_header
+from judgecli.report.compare import compare_section, compare_tables
 from judgecli.report.markdown import (
-    compare_section,
-    compare_tables,
     headline,
     render_markdown,
     sections,
@@ -23,7 +22,8 @@ from judgecli.result import CaseResult, CaseStatus
 from judgecli.summary.agreement import AgreementSummary
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.compare import Delta
-from judgecli.summary.facts import CategorySummary, GateMetric, GateOn, GateResult, run_facts
+from judgecli.summary.facts import CategorySummary, GateMetric, GateOn, GateResult
+from judgecli.summary.head import run_facts
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.refine import RefineSummary
 from judgecli.summary.score import ScoreSummary
