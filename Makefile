@@ -71,6 +71,7 @@ demo: install
 
 bench: install
 	$(BIN)/python tests/bench/bench_score.py
+	$(BIN)/python tests/bench/bench_storm.py
 	$(BIN)/python tests/bench/bench_calibrate.py
 	$(BIN)/python tests/bench/bench_endpoints.py
 	$(BIN)/python tests/bench/bench_sequential.py

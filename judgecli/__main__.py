@@ -1,3 +1,3 @@
-from judgecli.cli import app
+from judgecli.startup import main
 
-app()
+main()

@@ -26,6 +26,7 @@ from typing import Any, Protocol, TypeVar
 
 from judgecli.errors import RunIncompleteError, RunInterruptedError, TooManyFailuresError
 from judgecli.result import CaseResult, CaseStatus
+from judgecli.startup import resume_gc
 
 T = TypeVar("T")
 
@@ -159,6 +160,7 @@ def run_sync(main: Coroutine[Any, Any, T]) -> T:
     """Run the async job to completion; Ctrl-C or SIGTERM becomes RunInterruptedError
     (exit 3).
     """
+    resume_gc()  # start-up is over: the long-lived work collects its garbage again
     try:
         with sigterm_as_interrupt():
             return asyncio.run(main)

@@ -4,8 +4,9 @@
 `stdout` and `stderr` consoles); each command lives in its own module and registers itself
 on that app with `@app.command`. This package's `__init__` is where the commands are
 brought together, as inspect_ai's `_cli/main.py` does: importing a command module here is
-what registers it (`judge --help` lists them in this order), and the console script
-`judge = "judgecli.cli:app"` and `python -m judgecli` start the app from here.
+what registers it (`judge --help` lists them in this order). The console script
+`judge = "judgecli.startup:main"` and `python -m judgecli` start this app, from a module
+that sets up the process first (startup.py).
 
 Command modules import from `judgecli.cli.app`, never from this package, so no module
 imports one that imports it back.

@@ -21,6 +21,7 @@ import typer
 
 from judgecli.cli.app import app, exits_with_code, stderr
 from judgecli.errors import ConfigError, ExitCode
+from judgecli.startup import resume_gc
 
 # Panels keep each options table narrow enough that no flag name is cut at 80 columns.
 _LIMIT, _FAULTS, _JUDGES, _BATCHES = "Rate limit", "Faults", "Judges", "Batches"
@@ -250,6 +251,7 @@ def simulate_command(
             f"--model openai/sim --api-base {url}/v1"
         )
 
+    resume_gc()  # a server runs for hours: it collects its garbage (startup.py)
     try:
         asyncio.run(serve_forever(config, on_ready=ready))
     except KeyboardInterrupt:

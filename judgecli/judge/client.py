@@ -28,14 +28,16 @@ from judgecli.judge.budget import BudgetGuard
 from judgecli.judge.failures import Endpoint, FailureKind, classify, describe, from_provider
 from judgecli.judge.formats import FormatLadder, FormatMode, wire_format
 from judgecli.judge.limits import Limits
-from judgecli.judge.pacing import backoff_s, rate_limit_info, retry_after_s
+from judgecli.judge.pacing import backoff_s
 from judgecli.judge.provider import (
     close_clients,
     import_litellm,
     model_price,
+    register_unpriced,
     required_price,
     warm_up,
 )
+from judgecli.judge.rate_headers import rate_limit_info, retry_after_s
 from judgecli.judge.token_logprobs import LogprobsWatch, TokenLogprob, token_logprobs
 from judgecli.usage import Metered
 
@@ -200,6 +202,7 @@ class LiteLLMClient:
         )
         if budget is not None:
             self._prices = {m.name: required_price(self._litellm, m) for m in models}
+        register_unpriced(self._litellm, models)
 
     def remember(self, request: JudgeRequest, reply: JudgeReply) -> None:
         """No cache at this layer (see cached.CachedJudge)."""

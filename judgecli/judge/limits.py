@@ -5,8 +5,13 @@ Each model has one RateGate, shared by every call to it:
 - the first call goes alone (the probe): a dead endpoint, a refused response format or a
   key at its limit then shows on one call, not on `concurrency` calls at once, and the
   client's one-off warm-up is paid before the others start;
-- a 429's Retry-After holds every call of the model, and when the hold ends calls leave
-  one by one at the model's pace, not all at once;
+- the call that got a 429 waits its Retry-After (the client does); every call of the
+  model waits it too only when the 429 is systematic — no reply yet, only 429s for a
+  Retry-After with nothing in flight, headers saying nothing remains, or most calls refused
+  (pacing.AdaptiveRate.systematic) —, and when that hold ends calls leave one by one at the
+  model's pace, not all at once. An isolated 429 among replies stalls no other call:
+  holding every call for each of an overloaded provider's random 429s stalled the run
+  (issue 19);
 - requests are spaced evenly at the pace pacing.AdaptiveRate sets (the user's --rpm, the
   provider's headers, or what its 429s taught) — no burst at the start, which against a
   key already at its limit is a burst of 429s;
@@ -25,7 +30,8 @@ from contextlib import asynccontextmanager
 
 from aiolimiter import AsyncLimiter
 
-from judgecli.judge.pacing import AdaptiveRate, RateLimitInfo
+from judgecli.judge.pacing import AdaptiveRate
+from judgecli.judge.rate_headers import RateLimitInfo
 
 # --rpm is paced 1% under: evenly spaced calls at exactly rpm/60 per second put rpm + 1 in
 # a closed 60-second window, and some providers count that way.
@@ -106,12 +112,13 @@ class RateGate:
         self.pace.on_reply(self._clock(), info, in_flight=self.in_flight)
 
     def rate_limited(self, info: RateLimitInfo, retry_after: float | None) -> None:
-        """A call got a 429: slow the pace, and hold every call of this model for the
-        provider's Retry-After, so one 429 does not become a storm.
+        """A call got a 429 (and waits its Retry-After): slow the pace, and when the 429s
+        are systematic hold every call of this model for the Retry-After too, so a key at
+        its limit does not get a storm of them.
         """
         now = self._clock()
-        self.pace.on_rate_limited(now, info, retry_after)
-        if retry_after:
+        systematic = self.pace.on_rate_limited(now, info, retry_after, in_flight=self.in_flight)
+        if systematic and retry_after:
             self._paused_until = max(self._paused_until, now + retry_after)
 
 

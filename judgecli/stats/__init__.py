@@ -17,4 +17,5 @@ reference values.
 - `group_tests`: a rate against a bar, a category against the rest (permutation, Welch)
 - `multiplicity`: Holm and Benjamini–Hochberg, per-category marks
 - `ppi`: human-corrected means by prediction-powered inference (PPI++)
+- `special`: the Student t and binomial distributions (incomplete beta), without scipy
 """

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import expit
 
 from judgecli.stats.intervals import FloatArray, Interval, check_confidence, percentile_interval
 from judgecli.stats.resampling import resampled_counts
+from judgecli.stats.special import expit
 
 IntArray = npt.NDArray[np.intp]
 

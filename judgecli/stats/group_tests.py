@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from judgecli.stats.intervals import CHUNK_BYTES, FloatArray
+from judgecli.stats.special import t_cdf
 
 TIE_TOLERANCE = 1e-9
 """A resampled statistic within this share of the data's total absolute deviation from the
@@ -88,11 +89,9 @@ def welch_test(group: Sequence[float], rest: Sequence[float]) -> float | None:
     vb = float(b.var(ddof=1)) / b.size
     if va + vb == 0.0:
         return None
-    from scipy.special import stdtr  # lazy: scipy costs ~0.4 s to import
-
     t = (float(a.mean()) - float(b.mean())) / sqrt(va + vb)
     df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
-    return min(1.0, 2.0 * float(stdtr(df, -abs(t))))
+    return min(1.0, 2.0 * t_cdf(-abs(t), df))
 
 
 def permutation_test(

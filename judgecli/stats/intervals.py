@@ -12,6 +12,8 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
+from judgecli.stats.special import t_quantile
+
 FloatArray = npt.NDArray[np.float64]
 Values = Sequence[float] | FloatArray
 Interval = tuple[float, float] | tuple[None, None]
@@ -108,10 +110,8 @@ def t_interval(values: Values, *, confidence: float = 0.95) -> Interval:
     n = data.size
     if n < 2 or float(data.min()) == float(data.max()):
         return (None, None)
-    from scipy.special import stdtrit  # lazy: scipy costs ~0.4 s to import
-
     centre = float(data.mean())
-    half = float(stdtrit(n - 1, (1.0 + confidence) / 2.0)) * float(data.std(ddof=1)) / sqrt(n)
+    half = t_quantile((1.0 + confidence) / 2.0, n - 1) * float(data.std(ddof=1)) / sqrt(n)
     return (centre - half, centre + half)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from judgecli.stats.intervals import FloatArray, Interval, t_interval
+from judgecli.stats.special import binom_cdf, t_cdf
 
 # Above this many differences (zeros included) the Wilcoxon test uses the normal
 # approximation, as scipy.stats.wilcoxon(method="auto") does.
@@ -47,9 +48,7 @@ def sign_test(wins: int, losses: int) -> float | None:
     decided = int(wins) + int(losses)
     if decided == 0:
         return None
-    from scipy.special import bdtr  # lazy: scipy costs ~0.4 s to import
-
-    return min(1.0, 2.0 * float(bdtr(min(int(wins), int(losses)), decided, 0.5)))
+    return min(1.0, 2.0 * binom_cdf(min(int(wins), int(losses)), decided, 0.5))
 
 
 @dataclass(frozen=True)
@@ -99,10 +98,8 @@ def paired_t(differences: Sequence[float], *, confidence: float = 0.95) -> Paire
     centre = float(data.mean())
     if ci == (None, None):
         return PairedT(n=n, mean=centre, ci=ci, p_value=None)
-    from scipy.special import stdtr  # lazy: scipy costs ~0.4 s to import
-
     t = centre / (float(data.std(ddof=1)) / sqrt(n))
-    p = min(1.0, 2.0 * float(stdtr(n - 1, -abs(t))))
+    p = min(1.0, 2.0 * t_cdf(-abs(t), n - 1))
     return PairedT(n=n, mean=centre, ci=ci, p_value=p)
 
 

@@ -1,38 +1,54 @@
-"""`make bench`: judge's overhead against a bare LiteLLM loop, start-up time, and rpm pacing.
+"""`make bench`: issue 19's speed goals, each printed as a ratio to a reference measured in
+the same run, on the same machine, under the same load (printed first).
 
-Not a test: numbers vary by machine, so nothing here asserts. It prints what it measured
-and the targets from the issue beside them.
+Not a test: numbers vary by machine, so nothing here asserts. Every program is a fresh
+process timed end to end (imports included); the simulator runs in this process (its own
+thread, 100 ms latency), so the time each request arrived is known on the same clock.
 
-1. Throughput: 2,000 cases against the simulator (100 ms latency, separate process) at
-   concurrency 64, `judge score` vs a bare `litellm.acompletion` loop sending the same
-   prompts; both run as fresh processes and are timed end to end (imports included).
-   Target: judge >= 90% of the bare loop.
-2. `judge --help` wall time, best of 5. Target: < 0.3 s.
-3. Pacing: the simulator limits 600 rpm and its window is already full; `judge score
-   --rpm 600` on 700 cases. Target: a handful of 429s at most, >= 97% of the limit.
-4. Cache: the throughput run again, unchanged: every reply comes from the reply cache.
-   Target: zero calls, under 5% of the first run's time.
+References: a bare `import litellm` (when it would have finished), and a bare
+`litellm.acompletion` loop sending judge's exact requests (same messages, schema,
+temperature and token limit; checked below) at the same concurrency.
+
+1. Start judging at once: judge's first request vs the end of a bare `import litellm`.
+   Target: no more than 0.5 s later.
+2. Wrap up in proportion: from the last reply to judge's exit (summary, reports, the gate,
+   interpreter exit) at 2,000 cases. Target: <= 0.5 s.
+3. Cheaper per call: calls per second while judging, judge vs the bare loop. Target: >= 1.0x.
+4. Cached re-run: the same command again, every reply from the reply cache. Target: 0
+   calls, <= 5% of the first run's wall time.
+5. `judge --help`, best of 5. Target: <= 0.3 s.
+Then pacing: a key already at its limit (600 rpm, the window full at the start), `judge
+score --rpm 600` on 700 cases. Target: a handful of 429s at most, >= 97% of the limit.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # this process imports litellm too
-os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
-REPO = Path(__file__).resolve().parents[2]
-JUDGE = [sys.executable, "-m", "judgecli"]
-ENV = {**os.environ, "OPENAI_API_KEY": "sk-bench", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+from common import ENV, JUDGE, score_command, write_cases
 
+from judgecli.simulator.server import SimulatorConfig, SimulatorServer
+
+CASES = 2000
+LATENCY_S = 0.1
+CONCURRENCY = 64
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+
+BARE_IMPORT = "import time, litellm; print(time.monotonic())"
+
+# judge's requests, sent by a bare loop: the messages and schema are built by judge's own
+# functions, the other parameters are those judge sends (compared in `same_requests`).
 BARE_LOOP = r"""
-import asyncio, json, os, sys, time
+import asyncio, json, os, sys
 os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
 from judgecli.dataset import iter_cases, scan_dataset
 from judgecli.prompt import build_messages, response_format
@@ -49,8 +65,8 @@ async def main(path, api_base, concurrency):
     async def one(case):
         async with sem:
             r = await litellm.acompletion(model="openai/sim", api_base=api_base,
-                messages=build_messages(rubric, case), response_format=rf, temperature=0,
-                max_tokens=600, max_retries=0, timeout=60)
+                messages=build_messages(rubric, case), response_format=rf, temperature=0.0,
+                max_tokens=600, timeout=120.0, max_retries=0)
             json.loads(r.choices[0].message.content)
     await asyncio.gather(*(one(c) for c in iter_cases(scan, requires=rubric.requires)))
 
@@ -58,79 +74,134 @@ asyncio.run(main(__import__("pathlib").Path(sys.argv[1]), sys.argv[2], int(sys.a
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+@dataclass(frozen=True)
+class Timeline:
+    """One program's run against the simulator, in seconds from its start."""
+
+    wall: float
+    first_request: float | None
+    last_request: float | None
+    calls: int
+    bodies: list[dict[str, object]]
+
+    @property
+    def judging_rate(self) -> float:
+        """Calls per second from the first request to the last reply."""
+        assert self.first_request is not None
+        assert self.last_request is not None
+        return self.calls / (self.last_request + LATENCY_S - self.first_request)
+
+    @property
+    def wrap_up(self) -> float:
+        """From the last reply to the program's exit."""
+        assert self.last_request is not None
+        return self.wall - (self.last_request + LATENCY_S)
 
 
-def write_cases(path: Path, n: int) -> None:
-    with path.open("w") as f:
-        for i in range(n):
-            f.write(
-                json.dumps(
-                    {
-                        "id": f"c{i}",
-                        "input": f"Question {i}: how do I sort a list?",
-                        "output": f"Answer {i}: use sorted(xs) or xs.sort().",
-                    }
-                )
-                + "\n"
-            )
-
-
-def timed(cmd: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(cmd, check=True, env=ENV, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
-def bench_throughput(tmp: Path, n: int = 2000, concurrency: int = 64) -> None:
-    cases = tmp / "cases.jsonl"
-    write_cases(cases, n)
-    port = free_port()
-    sim = subprocess.Popen(
-        [*JUDGE, "simulate", "--port", str(port), "--latency-ms", "100"],
-        env=ENV,
-        stderr=subprocess.DEVNULL,
+def run_timed(sim: SimulatorServer, command: list[str]) -> Timeline:
+    """Run `command` to its end; what the simulator saw of it, on the monotonic clock."""
+    before = len(sim.requests)
+    start = time.monotonic()
+    subprocess.run(command, check=True, env=ENV, stdout=subprocess.DEVNULL)
+    wall = time.monotonic() - start
+    seen = sim.requests[before:]
+    times = [r.time - start for r in seen]
+    return Timeline(
+        wall=wall,
+        first_request=min(times) if times else None,
+        last_request=max(times) if times else None,
+        calls=len(seen),
+        bodies=[r.body for r in seen],
     )
-    try:
-        time.sleep(2.5)
-        api = f"http://127.0.0.1:{port}/v1"
-        bare = timed([sys.executable, "-c", BARE_LOOP, str(cases), api, str(concurrency)])
-        command = [
-            *JUDGE,
-            "score",
-            str(cases),
-            "--rubric",
-            "helpfulness",
-            "--model",
-            "openai/sim",
-            "--api-base",
-            api,
-            "--concurrency",
-            str(concurrency),
-            "--quiet",
-        ]
-        judge = timed([*command, "--out", str(tmp / "run")])
-        cached = timed([*command, "--out", str(tmp / "rerun")])
-        rerun = json.loads((tmp / "rerun" / "summary.json").read_text())["usage"]
-    finally:
-        sim.terminate()
-        sim.wait()
-    print(f"throughput, {n} cases, 100 ms latency, concurrency {concurrency} (imports included)")
-    print(f"  bare litellm loop: {bare:6.2f} s  {n / bare:6.1f} calls/s")
-    print(f"  judge score:       {judge:6.2f} s  {n / judge:6.1f} cases/s")
-    print(f"  ratio judge/bare:  {bare / judge:6.1%}   (target >= 90%)")
+
+
+def bare_import_s() -> float:
+    """When a bare `import litellm` finishes, from its process's start."""
+    start = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", BARE_IMPORT], env=ENV, check=True, capture_output=True, text=True
+    )
+    return float(done.stdout.strip()) - start
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def same_requests(judge: Timeline, bare: Timeline) -> str:
+    """Whether both programs sent the same request bodies (in any order)."""
+
+    def shapes(run: Timeline) -> set[str]:
+        return {json.dumps(body, sort_keys=True) for body in run.bodies}
+
+    return "yes" if shapes(judge) == shapes(bare) else "no"
+
+
+def judge_score(cases: Path, api: str, out: Path) -> list[str]:
+    """The measured command: a default run (reply cache on), with a gate to evaluate."""
+    return score_command(cases, api, out, "--concurrency", str(CONCURRENCY), "--min-pass-rate", "0")
+
+
+def bench_speed(tmp: Path) -> None:
+    cases = tmp / "cases.jsonl"
+    write_cases(cases, CASES)
+    imports, bares, firsts, cacheds = [], [], [], []
+    with SimulatorServer(SimulatorConfig(latency_ms=LATENCY_S * 1000)) as sim:
+        api = f"{sim.url}/v1"
+        for round_ in range(ROUNDS):
+            ENV["JUDGE_CACHE_DIR"] = str(tmp / f"cache{round_}")  # each round pays anew
+            imports.append(bare_import_s())
+            loop = [sys.executable, "-c", BARE_LOOP, str(cases), api, str(CONCURRENCY)]
+            bares.append(run_timed(sim, loop))
+            firsts.append(run_timed(sim, judge_score(cases, api, tmp / f"run{round_}")))
+            cacheds.append(run_timed(sim, judge_score(cases, api, tmp / f"rerun{round_}")))
+
+    def med(runs: list[Timeline], value: Callable[[Timeline], float | None]) -> float:
+        return median([v for r in runs if (v := value(r)) is not None])
+
+    bare_import = median(imports)
+    first_request = med(firsts, lambda t: t.first_request)
+    bare_first = med(bares, lambda t: t.first_request)
+    judge_rate = med(firsts, lambda t: t.judging_rate)
+    bare_rate = med(bares, lambda t: t.judging_rate)
+    wrap = med(firsts, lambda t: t.wrap_up)
+    first_wall = med(firsts, lambda t: t.wall)
+    cached_wall = med(cacheds, lambda t: t.wall)
     print(
-        f"cache: the same run again: {cached:.2f} s = {cached / judge:.1%} of the first, "
-        f"{rerun['calls']} calls, {rerun['cached']} cached   (target: 0 calls, < 5%)"
+        f"{CASES} cases, simulator latency {LATENCY_S * 1000:.0f} ms, concurrency "
+        f"{CONCURRENCY}, median of {ROUNDS}; same requests as the bare loop: "
+        f"{same_requests(firsts[0], bares[0])}"
+    )
+    print(
+        f"1. first request {first_request:.2f} s after start; a bare `import litellm` ends at "
+        f"{bare_import:.2f} s: {first_request - bare_import:+.2f} s   (target <= +0.5 s; "
+        f"the bare loop's first request: {bare_first:.2f} s)"
+    )
+    print(f"2. wrap-up after the last reply: {wrap:.2f} s   (target <= 0.5 s)")
+    print(
+        f"3. judging: {judge_rate:.0f} calls/s vs the bare loop's {bare_rate:.0f}: "
+        f"{judge_rate / bare_rate:.2f}x   (target >= 1.0x)"
+    )
+    calls = sum(t.calls for t in cacheds)
+    print(
+        f"4. cached re-run: {cached_wall:.2f} s = {cached_wall / first_wall:.1%} of the first "
+        f"run's {first_wall:.2f} s, {calls} calls   (target: 0 calls, <= 5%)"
+    )
+    bare_wall = med(bares, lambda t: t.wall)
+    print(
+        f"   end to end: judge {first_wall:.2f} s ({CASES / first_wall:.0f} cases/s), "
+        f"the bare loop {bare_wall:.2f} s"
     )
 
 
 def bench_help() -> None:
-    best = min(timed([*JUDGE, "--help"]) for _ in range(5))
-    print(f"judge --help: {best:.3f} s best of 5   (target < 0.3 s)")
+    def once() -> float:
+        start = time.perf_counter()
+        subprocess.run([*JUDGE, "--help"], check=True, env=ENV, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - start
+
+    best = min(once() for _ in range(5))
+    print(f"5. judge --help: {best:.3f} s best of 5   (target <= 0.3 s)")
 
 
 def busiest_minute(times: list[float]) -> int:
@@ -144,58 +215,25 @@ def busiest_minute(times: list[float]) -> int:
 
 
 def bench_rpm(tmp: Path, n: int = 700, rpm: int = 600) -> None:
-    import asyncio
-
-    import litellm
-
-    from judgecli.simulator.server import SimulatorConfig, SimulatorServer
-
     cases = tmp / "rpm.jsonl"
     write_cases(cases, n)
-    with SimulatorServer(SimulatorConfig(rpm=rpm)) as sim:
+    config = SimulatorConfig(rpm=rpm, rate_limit_prefill=True)
+    with SimulatorServer(config) as sim:
         api = f"{sim.url}/v1"
-
-        async def fill() -> None:  # fill the server's 60 s window to the limit
-            await asyncio.gather(
-                *(
-                    litellm.acompletion(
-                        model="openai/sim",
-                        api_base=api,
-                        api_key="x",
-                        max_retries=0,
-                        messages=[{"role": "user", "content": "hi"}],
-                    )
-                    for _ in range(rpm)
-                )
-            )
-
-        asyncio.run(fill())
         before = len(sim.requests)
-        subprocess.run(
-            [
-                *JUDGE,
-                "score",
-                str(cases),
-                "--rubric",
-                "helpfulness",
-                "--model",
-                "openai/sim",
-                "--api-base",
-                api,
-                "--rpm",
-                str(rpm),
-                "--concurrency",
-                "64",
-                "--quiet",
-                "--max-retries",
-                "8",
-                "--no-cache",
-                "--out",
-                str(tmp / "rpm-run"),
-            ],
-            check=True,
-            env=ENV,
+        command = score_command(
+            cases,
+            api,
+            tmp / "rpm-run",
+            "--rpm",
+            str(rpm),
+            "--concurrency",
+            "64",
+            "--max-retries",
+            "8",
+            "--no-cache",
         )
+        subprocess.run(command, check=True, env=ENV, stdout=subprocess.DEVNULL)
         seen = sim.requests[before:]
     ok = sorted(r.time for r in seen if r.status == 200)
     limited = sum(r.status == 429 for r in seen)
@@ -209,12 +247,15 @@ def bench_rpm(tmp: Path, n: int = 700, rpm: int = 600) -> None:
 
 
 def main() -> None:
+    load = os.getloadavg()
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} "
+        f"{load[2]:.2f} (1, 5, 15 min) at the start"
+    )
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        # A fresh cache, removed with the rest: the first run pays, the re-run does not.
-        ENV["JUDGE_CACHE_DIR"] = str(tmp / "cache")
         bench_help()
-        bench_throughput(tmp)
+        bench_speed(tmp)
         bench_rpm(tmp)
 
 

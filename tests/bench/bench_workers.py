@@ -36,6 +36,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from common import score_command
+
 REPO = Path(__file__).resolve().parents[2]
 JUDGE = [sys.executable, "-m", "judgecli"]
 N_CASES = 3000
@@ -235,25 +237,16 @@ def judge_score(
     results = out / "results.jsonl"
     started = time.perf_counter()
     process = subprocess.Popen(
-        [
-            *JUDGE,
-            "score",
-            str(cases),
-            "--rubric",
-            "helpfulness",
-            "--model",
-            "openai/sim",
-            "--api-base",
+        score_command(
+            cases,
             api,
+            out,
             "--no-cache",
-            "--quiet",
             "--concurrency",
             str(CONCURRENCY),
             "--workers",
             str(workers),
-            "--out",
-            str(out),
-        ],
+        ),
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -118,3 +118,29 @@ def test_the_completion_script_completes_commands_and_options(words, expected):
     result = CliRunner().invoke(app, [], prog_name="judge", env=env)
     assert result.exit_code == 0
     assert result.stdout.split() == [expected]
+
+
+def test_the_entry_collects_while_judging_and_imports_no_scipy(judge_server, tmp_path):
+    # The command line pauses the collector while it loads and resumes it for the judging
+    # (startup.py); a long run must never judge with the collector off. And a score run's
+    # statistics need no scipy (stats/special.py): its import alone costs ~0.15 s.
+    args = score_args(judge_server, DATA / "three_cases.jsonl", tmp_path / "run", "--json")
+    code = (
+        "import gc, sys\n"
+        "import judgecli.judging as judging\n"
+        "from judgecli import startup\n"
+        "seen = []\n"
+        "run_cases = judging.run_cases\n"
+        "def watched(*a, **k):\n"
+        "    seen.append(gc.isenabled())\n"
+        "    return run_cases(*a, **k)\n"
+        "judging.run_cases = watched\n"
+        "import judgecli.cli.score as score\n"
+        "sys.argv = ['judge', *sys.argv[1:]]\n"
+        "try:\n    startup.main()\n"
+        "except SystemExit as done:\n"
+        "    scipy = any(m.split('.')[0] == 'scipy' for m in sys.modules)\n"
+        "    print('RESULT', done.code, seen, gc.get_freeze_count() > 0, scipy, file=sys.stderr)\n"
+    )
+    result = run("-c", code, *args, env={"OPENAI_API_KEY": "sk-test-dummy"})
+    assert "RESULT 0 [True] True False" in result.stderr, result.stderr

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from judgecli.judge.limits import RPM_MARGIN, Limits, RateGate, paced_limiter
-from judgecli.judge.pacing import RateLimitInfo
+from judgecli.judge.rate_headers import RateLimitInfo
 
 
 class FakeClock:
@@ -70,9 +70,9 @@ def test_without_a_limit_calls_are_not_paced():
     assert send_times(10, rpm=None, tpm=None) == [0.0] * 10
 
 
-def test_a_retry_after_holds_every_call_and_releases_them_paced():
+def test_a_429_before_any_reply_holds_every_call_and_releases_them_paced():
     # Regression (issue 13): when the Retry-After pause ended, every waiting worker sent at
-    # once and met the wall again.
+    # once and met the wall again. The probe's 429, before any reply, is a key at its limit.
     def limited(gate):
         gate.rate_limited(RateLimitInfo(), retry_after=2.0)
 
@@ -80,6 +80,72 @@ def test_a_retry_after_holds_every_call_and_releases_them_paced():
     assert stamps[0] == pytest.approx(2.0)
     gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
     assert all(g > 0.1 for g in gaps)  # paced at the rate the 429 set, not all at once
+
+
+def replies_then(gate, clock, *events):
+    """Ten replies, one every 0.1 s; then each (seconds later, in_flight, info, retry_after)
+    429 in turn."""
+    for _ in range(10):
+        clock.now += 0.1
+        gate.replied(RateLimitInfo())
+    for later, in_flight, info, retry_after in events:
+        clock.now += later
+        gate.in_flight = in_flight
+        gate.rate_limited(info, retry_after)
+    gate.in_flight = 0
+
+
+def first_send_after(*events) -> float:
+    """How long after the last of `events` the next call of the model may be sent."""
+
+    async def main():
+        clock = FakeClock()
+        gate = RateGate(rpm=None, tpm=None, clock=clock, sleep=clock.sleep)
+        gate.open()
+        replies_then(gate, clock, *events)
+        start = clock.now
+        await gate.acquire(1)
+        return clock.now - start
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize(
+    "events",
+    [
+        pytest.param([(0.0, 8, RateLimitInfo(), 1.0)], id="one-429-among-replies"),
+        pytest.param(
+            [(0.0, 8, RateLimitInfo(), 1.0), (0.0, 7, RateLimitInfo(), 1.0)],
+            id="a-burst-of-429s-while-replies-are-pending",
+        ),
+        pytest.param(
+            [(0.0, 0, RateLimitInfo(), 1.0), (0.2, 0, RateLimitInfo(), 1.0)],
+            id="two-429s-within-the-retry-after",
+        ),
+    ],
+)
+def test_an_isolated_429_among_replies_holds_no_other_call(events):
+    # Regression (issue 19): under 20% random 429s with Retry-After 1, each 429 held every
+    # call of the model for a second; the refused call alone waits it now (the client).
+    assert first_send_after(*events) == 0.0
+
+
+def test_429s_and_no_reply_for_a_retry_after_hold_every_call():
+    # A key at its limit: the refused call, retried after its Retry-After, is refused again,
+    # no call got a reply meanwhile and none is in flight.
+    events = [(0.0, 0, RateLimitInfo(), 1.0), (1.0, 0, RateLimitInfo(), 1.0)]
+    assert first_send_after(*events) == pytest.approx(1.0)
+
+
+def test_a_429_whose_headers_say_nothing_remains_holds_every_call():
+    nothing_left = RateLimitInfo(limit=600, remaining=0, reset_s=2.0)
+    assert first_send_after((0.0, 8, nothing_left, 2.0)) == pytest.approx(2.0)
+
+
+def test_most_calls_refused_hold_every_call():
+    # Twenty 429s, none in flight: over half of the last seconds' calls refused.
+    events = [(0.01, 0, RateLimitInfo(), 0.5)] * 20
+    assert first_send_after(*events) == pytest.approx(0.5)
 
 
 def test_the_first_call_goes_alone_until_it_is_over():
