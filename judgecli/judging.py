@@ -36,6 +36,7 @@ from judgecli.run import (
 )
 from judgecli.runner import ResultSink, run_cases, run_sync
 from judgecli.shard import shard_of
+from judgecli.startup import resume_gc
 from judgecli.store import RUN_INFO, RunStore
 from judgecli.store.cache import ReplyCache
 from judgecli.workers import ShareEnd, run_workers, worker_config
@@ -197,6 +198,7 @@ def judge_all(
                 mine = (item for item in todo if shard_of(item.id, config.workers) == index)
                 judge_share(share, mine, sink, end, events=NoEvents(), done=stop)
 
+            resume_gc()  # the parent collects again while it gathers the workers' results
             ends = run_workers(
                 config.workers,
                 judge_worker,

@@ -144,3 +144,25 @@ def test_the_entry_collects_while_judging_and_imports_no_scipy(judge_server, tmp
     )
     result = run("-c", code, *args, env={"OPENAI_API_KEY": "sk-test-dummy"})
     assert "RESULT 0 [True] True False" in result.stderr, result.stderr
+
+
+def test_with_workers_the_parent_collects_while_they_judge(judge_server, tmp_path):
+    # The parent only gathers results (no event loop of its own): it must not stay paused.
+    args = score_args(judge_server, DATA / "three_cases.jsonl", tmp_path / "run", "--json")
+    code = (
+        "import gc, sys\n"
+        "import judgecli.judging as judging\n"
+        "from judgecli import startup\n"
+        "seen = []\n"
+        "run_workers = judging.run_workers\n"
+        "def watched(*a, **k):\n"
+        "    seen.append(gc.isenabled())\n"
+        "    return run_workers(*a, **k)\n"
+        "judging.run_workers = watched\n"
+        "sys.argv = ['judge', *sys.argv[1:]]\n"
+        "try:\n    startup.main()\n"
+        "except SystemExit as done:\n"
+        "    print('RESULT', done.code, seen, file=sys.stderr)\n"
+    )
+    result = run("-c", code, *args, "--workers", "2", env={"OPENAI_API_KEY": "sk-test-dummy"})
+    assert "RESULT 0 [True]" in result.stderr, result.stderr
