@@ -105,14 +105,17 @@ def register_unpriced(litellm: ModuleType, models: list[ModelSettings]) -> None:
             continue
         if model_price(litellm, settings.model_copy(update={"price": None})) is not None:
             continue
-        provider = litellm.get_llm_provider(name, api_base=settings.api_base)[1]
-        entry = {
-            "input_cost_per_token": 0.0,
-            "output_cost_per_token": 0.0,
-            "litellm_provider": provider,
-            "mode": "chat",
-        }
-        litellm.register_model({name: entry})
+        try:
+            provider = litellm.get_llm_provider(name, api_base=settings.api_base)[1]
+            entry = {
+                "input_cost_per_token": 0.0,
+                "output_cost_per_token": 0.0,
+                "litellm_provider": provider,
+                "mode": "chat",
+            }
+            litellm.register_model({name: entry})
+        except Exception:  # noqa: BLE001 - a speed-up only: LiteLLM then searches per call
+            continue
         registered_unpriced.add(name)
 
 

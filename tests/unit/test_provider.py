@@ -42,3 +42,16 @@ def test_mapped_models_and_models_without_an_api_base_are_left_alone():
     register_unpriced(litellm, [mapped, hosted])
     assert model_price(litellm, mapped) == before
     assert hosted.name not in litellm.model_cost
+
+
+def test_a_registration_litellm_refuses_costs_speed_not_the_run(monkeypatch):
+    litellm = import_litellm()
+
+    def refuse(*args, **kwargs):
+        raise ValueError("a LiteLLM that changed its registry")
+
+    monkeypatch.setattr(litellm, "register_model", refuse)
+    settings = ModelSettings(name="openai/provider-test-refused", api_base=API)
+    register_unpriced(litellm, [settings])
+    assert model_price(litellm, settings) is None
+    assert settings.name not in litellm.model_cost
