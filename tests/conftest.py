@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from judgecli.rubric import Rubric, parse_rubric
+from judgecli.rubric import Rubric
+from judgecli.rubric_file import parse_rubric
 
 DATA = Path(__file__).resolve().parent / "data"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

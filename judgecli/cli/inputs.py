@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 def named_rubric(name: str) -> tuple[Path, Rubric]:
     """`--rubric` (a path or a library name) as its file and the loaded rubric."""
     from judgecli.config import rubric_dirs
-    from judgecli.rubric import load_rubric
+    from judgecli.rubric_file import load_rubric
 
     dirs = rubric_dirs()
     path = find_named_rubric(name, dirs)

@@ -21,7 +21,7 @@ app.add_typer(rubrics_app, name="rubrics")
 def list_command() -> ExitCode:
     """List the library: bundled rubrics and those in $JUDGE_RUBRICS_PATH folders."""
     from judgecli.config import rubric_dirs
-    from judgecli.rubric import load_rubric
+    from judgecli.rubric_file import load_rubric
     from judgecli.rubric_library import library
 
     table = Table(title="rubric library")
@@ -80,7 +80,7 @@ def validate_command(
 ) -> ExitCode:
     """Check rubric files; exit 2 with file:line and the fix on the first problem."""
     from judgecli.config import rubric_dirs
-    from judgecli.rubric import load_rubric
+    from judgecli.rubric_file import load_rubric
 
     for path in files:
         r = load_rubric(path, dirs=rubric_dirs())

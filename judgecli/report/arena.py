@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-from xml.sax.saxutils import escape
 
 from judgecli.report import charts, svg
 from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct, money, rich_table
@@ -16,7 +15,7 @@ from judgecli.report.figures import figure
 from judgecli.report.html import cards, page, table, warnings_section
 from judgecli.report.html_cases import esc
 from judgecli.report.markdown import judged_by, markdown_page
-from judgecli.report.svg import Bar, el
+from judgecli.report.svg import Bar
 from judgecli.stats.intervals import Interval
 
 if TYPE_CHECKING:
@@ -248,47 +247,20 @@ def win_rate_map(s: ArenaSummary) -> str:
     size = min(48.0, max(28.0, 360 / max(len(order), 1)))
     left, top = svg.room(order, limit=14) + 8, 40.0
     fits = max(2, int(size / svg.CHAR))
-    parts = []
-    for j, name in enumerate(order):
-        label = el("title", name) + escape(svg.shorten(name, fits))
-        parts.append(
-            el("text", x=left + size * (j + 0.5), y=top - 8, text_anchor="middle", inner=label)
-        )
-    for i, a in enumerate(order):
-        y = top + size * i
-        label = el("title", a) + escape(svg.shorten(a, 14))
-        parts.append(el("text", x=left - 6, y=y + size / 2 + 4, text_anchor="end", inner=label))
-        for j, b in enumerate(order):
-            rate = None if a == b else s.win_rate_matrix[a][b]
-            x = left + size * j
-            tip = el("title", f"{a} against {b}: {fmt_pct(rate)}")
-            shade = 0.0 if rate is None else 0.1 + 0.9 * rate
-            cls = "cell diagonal" if a == b else "cell"
-            parts.append(
-                el(
-                    "rect",
-                    class_=cls,
-                    x=x,
-                    y=y,
-                    width=size,
-                    height=size,
-                    fill_opacity=shade,
-                    inner=tip,
-                )
+    cells = [
+        [
+            charts.Cell(
+                shade=0.0 if rate is None else 0.1 + 0.9 * rate,
+                text=None if rate is None else f"{rate:.0%}",
+                tip=f"{a} against {b}: {fmt_pct(rate)}",
+                ink=rate is not None and rate > 0.5,
             )
-            if rate is not None:
-                ink = "ink" if rate > 0.5 else None
-                text = f"{rate:.0%}"
-                parts.append(
-                    el(
-                        "text",
-                        text,
-                        x=x + size / 2,
-                        y=y + size / 2 + 4,
-                        text_anchor="middle",
-                        class_=ink,
-                    )
-                )
+            for b in order
+            for rate in [None if a == b else s.win_rate_matrix[a][b]]
+        ]
+        for a in order
+    ]
+    parts = charts.cell_grid(order, order, cells, size=size, left=left, top=top, fits=fits)
     width = left + size * len(order) + 10
     return svg.svg(
         width, top + size * len(order) + 10, "win rate of row against column", parts, kind="heatmap"

@@ -136,46 +136,85 @@ def heat_map(
             transform=f"rotate(-90 14 {top + size * len(rows) / 2:.2f})",
         ),
     ]
+    cells = [
+        [
+            Cell(
+                shade=0.1 + 0.9 * count / largest if count else 0.0,
+                text=str(count),
+                tip=f"{name} → {columns[j]}: {count}",
+                ink=count / largest > 0.5,
+            )
+            for j, count in enumerate(row)
+        ]
+        for name, row in zip(rows, matrix, strict=True)
+    ]
+    parts += cell_grid(rows, columns, cells, size=size, left=left, top=top, fits=fits)
+    width = left + size * len(columns) + 10
+    return svg(width, top + size * len(rows) + 10, title, parts, kind="heatmap")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One square of a heat map: its shade (0 to 1), the text in it (None: blank), its
+    tooltip, and whether the text is drawn light on a dark shade.
+    """
+
+    shade: float
+    text: str | None
+    tip: str
+    ink: bool
+
+
+def cell_grid(
+    rows: Sequence[str],
+    columns: Sequence[str],
+    cells: Sequence[Sequence[Cell]],
+    *,
+    size: float,
+    left: float,
+    top: float,
+    fits: int,
+) -> list[str]:
+    """A heat map's labelled squares: column names above, row names to the left (`fits`
+    characters a column name may take), each cell shaded with its text, the diagonal
+    outlined.
+    """
+    parts = []
     for j, name in enumerate(columns):
         label = el("title", name) + escape(shorten(name, fits))
         parts.append(
             el("text", x=left + size * (j + 0.5), y=top - 8, text_anchor="middle", inner=label)
         )
-    for i, (name, row) in enumerate(zip(rows, matrix, strict=True)):
+    for i, (name, row) in enumerate(zip(rows, cells, strict=True)):
         y = top + size * i
         label = el("title", name) + escape(shorten(name, 14))
         parts.append(el("text", x=left - 6, y=y + size / 2 + 4, text_anchor="end", inner=label))
-        for j, count in enumerate(row):
-            share = count / largest
-            cls = "cell diagonal" if i == j else "cell"
-            tip = el("title", f"{name} → {columns[j]}: {count}")
+        for j, cell in enumerate(row):
             x = left + size * j
-            shade = 0.1 + 0.9 * share if count else 0.0
             parts.append(
                 el(
                     "rect",
-                    class_=cls,
+                    class_="cell diagonal" if i == j else "cell",
                     x=x,
                     y=y,
                     width=size,
                     height=size,
-                    fill_opacity=shade,
-                    inner=tip,
+                    fill_opacity=cell.shade,
+                    inner=el("title", cell.tip),
                 )
             )
-            ink = "ink" if share > 0.5 else None
-            parts.append(
-                el(
-                    "text",
-                    str(count),
-                    x=x + size / 2,
-                    y=y + size / 2 + 4,
-                    text_anchor="middle",
-                    class_=ink,
+            if cell.text is not None:
+                parts.append(
+                    el(
+                        "text",
+                        cell.text,
+                        x=x + size / 2,
+                        y=y + size / 2 + 4,
+                        text_anchor="middle",
+                        class_="ink" if cell.ink else None,
+                    )
                 )
-            )
-    width = left + size * len(columns) + 10
-    return svg(width, top + size * len(rows) + 10, title, parts, kind="heatmap")
+    return parts
 
 
 SQUARE = 300

@@ -52,7 +52,7 @@ import asyncio, json, os, sys
 os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
 from judgecli.dataset import iter_cases, scan_dataset
 from judgecli.prompt import build_messages, response_format
-from judgecli.rubric import load_rubric
+from judgecli.rubric_file import load_rubric
 from judgecli.rubric_library import find_rubric
 import litellm
 litellm.suppress_debug_info = True

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from judgecli.rubric import load_rubric
+from judgecli.rubric_file import load_rubric
 from judgecli.rubric_library import library
 from tests.integration.conftest import REPO
 

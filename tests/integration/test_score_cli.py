@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judgecli.rubric import load_rubric
+from judgecli.rubric_file import load_rubric
 from judgecli.rubric_library import find_rubric
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 

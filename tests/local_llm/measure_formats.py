@@ -36,7 +36,8 @@ from typing import Any
 from judgecli.dataset import Case, iter_cases, scan_dataset
 from judgecli.judge.provider import import_litellm
 from judgecli.prompt import build_messages, verdict_schema
-from judgecli.rubric import Rubric, load_rubric
+from judgecli.rubric import Rubric
+from judgecli.rubric_file import load_rubric
 from judgecli.rubric_library import find_rubric
 from judgecli.verdict import VerdictError, extract_json, parse_verdict
 from tests.local_llm.server import MODEL_ALIAS, LlamaServer, find_gguf

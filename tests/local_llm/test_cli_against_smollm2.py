@@ -30,7 +30,8 @@ from typing import Any
 
 import pytest
 
-from judgecli.rubric import Rubric, load_rubric
+from judgecli.rubric import Rubric
+from judgecli.rubric_file import load_rubric
 from judgecli.rubric_library import find_rubric
 from tests.local_llm.server import MODEL_ALIAS, LlamaServer
 

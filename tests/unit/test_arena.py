@@ -17,7 +17,7 @@ from judgecli.config import DEFAULT_MAX_FAILURES, FailureLimit
 from judgecli.errors import ConfigError, DatasetError
 from judgecli.report.arena import arena_headline, render_arena_html, render_arena_markdown
 from judgecli.result import CaseResult, CaseStatus, Winner
-from judgecli.rubric import load_rubric
+from judgecli.rubric_file import load_rubric
 from judgecli.summary.arena import (
     ArenaSummary,
     Matched,

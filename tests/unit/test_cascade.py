@@ -24,7 +24,8 @@ from judgecli.grading import GradingPlan, grade_pairwise, grade_pointwise
 from judgecli.judge.client import JudgeCallError, JudgeRequest
 from judgecli.pairs import Pair
 from judgecli.result import CaseResult, CaseStatus, Judgement, Tier
-from judgecli.rubric import Rubric, parse_rubric
+from judgecli.rubric import Rubric
+from judgecli.rubric_file import parse_rubric
 from judgecli.verdict import Verdict
 from tests.scripted import ScriptedJudge
 

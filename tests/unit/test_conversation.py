@@ -18,7 +18,7 @@ from judgecli.grading import GradingPlan, grade_pairwise, grade_pointwise
 from judgecli.pairs import iter_pairs, scan_pairs
 from judgecli.prompt import build_messages, build_pair_messages
 from judgecli.result import CaseStatus, Winner
-from judgecli.rubric import parse_rubric
+from judgecli.rubric_file import parse_rubric
 from judgecli.simulator.verdicts import read_transcript
 from tests.conftest import POINTWISE_YAML
 from tests.scripted import ScriptedJudge

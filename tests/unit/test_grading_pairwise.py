@@ -9,7 +9,7 @@ from judgecli.debias import FlipPolicy
 from judgecli.grading import GradingPlan, grade_pairwise, single_order
 from judgecli.pairs import Pair
 from judgecli.result import CaseStatus, Order, Winner
-from judgecli.rubric import parse_rubric
+from judgecli.rubric_file import parse_rubric
 from tests.scripted import ScriptedJudge
 
 RUBRIC = parse_rubric(

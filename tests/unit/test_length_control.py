@@ -16,7 +16,7 @@ from rich.console import Console
 from judgecli.report.cells import SHORT_CELL
 from judgecli.report.markdown import render_markdown, sections, terminal_tables
 from judgecli.result import CaseResult, CaseStatus, Winner
-from judgecli.rubric import parse_rubric
+from judgecli.rubric_file import parse_rubric
 from judgecli.stats.length_control import (
     MIN_CASES,
     Unfit,

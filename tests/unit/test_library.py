@@ -9,7 +9,8 @@ import pytest
 
 from judgecli.config import rubric_dirs
 from judgecli.errors import RubricError
-from judgecli.rubric import load_rubric, rubric_json_schema
+from judgecli.rubric import rubric_json_schema
+from judgecli.rubric_file import load_rubric
 from judgecli.rubric_library import LIBRARY_DIR, find_rubric, library
 
 BASE = """\

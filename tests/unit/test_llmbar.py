@@ -24,7 +24,7 @@ import pytest
 
 from judgecli.debias import to_winner
 from judgecli.result import CaseResult, CaseStatus, Order, Winner
-from judgecli.rubric import parse_rubric
+from judgecli.rubric_file import parse_rubric
 from judgecli.stats.agreement import percent_agreement
 from judgecli.stats.scores import mean
 from judgecli.summary.pairwise import judge_consistency, summarize_pairwise

@@ -32,7 +32,8 @@ from judgecli.judge.token_logprobs import (
 )
 from judgecli.logprobs import LogprobError, graded_verdict, kept, mean_probabilities, weigh
 from judgecli.result import Judgement, Order
-from judgecli.rubric import Rubric, parse_rubric
+from judgecli.rubric import Rubric
+from judgecli.rubric_file import parse_rubric
 from judgecli.score_mode import ScoreMode, parse_score_mode
 from judgecli.simulator.config import JudgeProfile, SimulatorConfig, parse_profiles
 from judgecli.simulator.logprobs import OTHER_SHARE, content_logprobs, value_distribution

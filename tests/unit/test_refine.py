@@ -26,7 +26,7 @@ from judgecli.refine import (
     success_bar,
 )
 from judgecli.result import CaseStatus
-from judgecli.rubric import parse_rubric
+from judgecli.rubric_file import parse_rubric
 from judgecli.summary.facts import Command, Usage
 from judgecli.summary.refine import lift, summarize_refine
 from tests.conftest import POINTWISE_YAML

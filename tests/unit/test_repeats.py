@@ -24,7 +24,7 @@ from judgecli.repeats import (
     repeats_warning,
 )
 from judgecli.result import CaseResult, CaseStatus, RepeatVerdict, Winner
-from judgecli.rubric import parse_rubric
+from judgecli.rubric_file import parse_rubric
 from judgecli.stats.agreement import category_counts, fleiss_kappa, fleiss_kappa_resampled
 from judgecli.stats.intervals import wilson_interval
 from judgecli.stats.resampling import cluster_bootstrap_intervals

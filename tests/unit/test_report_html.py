@@ -16,7 +16,8 @@ from judgecli.report.html import render_html
 from judgecli.report.html_cases import MAX_ROWS
 from judgecli.report.markdown import gate_note, headline, sections
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, Winner
-from judgecli.rubric import RubricKind, parse_rubric
+from judgecli.rubric import RubricKind
+from judgecli.rubric_file import parse_rubric
 from judgecli.summary.calibrate import summarize_calibration
 from judgecli.summary.pairwise import summarize_pairwise
 from judgecli.summary.score import summarize_score

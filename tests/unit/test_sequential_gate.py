@@ -12,7 +12,8 @@ from judgecli.gate import GateOn, GateSpec, check_gate_mode, evaluate_gate, plan
 from judgecli.labels import Label, LabelSpace
 from judgecli.outcomes import human_means, label_value
 from judgecli.result import CaseResult, CaseStatus, Winner
-from judgecli.rubric import RubricKind, parse_rubric
+from judgecli.rubric import RubricKind
+from judgecli.rubric_file import parse_rubric
 from judgecli.runner import run_cases
 from judgecli.sequential import SequentialGate, follow, sequential_summary, shuffled
 from judgecli.stats.sequential import Decision, run_sequential

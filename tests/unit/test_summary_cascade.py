@@ -9,7 +9,8 @@ import pytest
 from judgecli.config import Price
 from judgecli.report.markdown import render_markdown
 from judgecli.result import CaseResult, CaseStatus, Judgement, Tier, Winner
-from judgecli.rubric import Rubric, parse_rubric
+from judgecli.rubric import Rubric
+from judgecli.rubric_file import parse_rubric
 from judgecli.stats.intervals import wilson_interval
 from judgecli.summary.cascade import summarize_cascade
 from judgecli.summary.score import summarize_score

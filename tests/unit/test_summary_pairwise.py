@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, Winner
-from judgecli.rubric import parse_rubric
+from judgecli.rubric_file import parse_rubric
 from judgecli.stats.pairwise import win_rate_bootstrap_interval
 from judgecli.summary.pairwise import OUTCOME, summarize_pairwise
 from judgecli.verdict import Position, Verdict
