@@ -63,7 +63,11 @@ async def settle_all(calls: Iterable[Awaitable[T]]) -> list[T]:
     stops the run (the budget), its siblings' replies are already paid for, so they are
     awaited and cached instead of cancelled mid-flight.
     """
-    outcomes = await asyncio.gather(*calls, return_exceptions=True)
+    pending = list(calls)
+    if len(pending) == 1:
+        # One call (one judge, no repeats): nothing beside it to wait for, and no task.
+        return [await pending[0]]
+    outcomes = await asyncio.gather(*pending, return_exceptions=True)
     for outcome in outcomes:
         if isinstance(outcome, BaseException):
             raise outcome

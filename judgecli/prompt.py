@@ -8,6 +8,7 @@ conversation's turns are fenced again inside theirs, by role (judgecli.conversat
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -30,8 +31,15 @@ def fence(name: str, text: str) -> str:
     """Wrap `text` in <name> tags; a closing tag inside the text is escaped so it cannot
     end the fence early.
     """
-    escaped = re.sub(rf"</\s*{re.escape(name)}\s*>", f"<\\\\/{name}>", text, flags=re.IGNORECASE)
+    # Only a "</" can start a closing tag: most texts have none and skip the pattern.
+    escaped = closing_tag(name).sub(f"<\\\\/{name}>", text) if "</" in text else text
     return f"<{name}>\n{escaped}\n</{name}>"
+
+
+@functools.cache
+def closing_tag(name: str) -> re.Pattern[str]:
+    """What ends the `name` fence: `</name>`, any case, spaces allowed inside."""
+    return re.compile(rf"</\s*{re.escape(name)}\s*>", re.IGNORECASE)
 
 
 def verdict_schema(rubric: Rubric) -> dict[str, Any]:

@@ -6,7 +6,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from judgecli.config import RunConfig
-from judgecli.corrected import corrected_fields
 from judgecli.dataset import Case, DatasetScan, iter_cases
 from judgecli.deciding import Deciding
 from judgecli.errors import ConfigError, RubricError
@@ -95,6 +94,9 @@ def score_job(
         )
         if labels is None:
             return summary
+        # Only a run with --labels needs what corrects for them (and all calibrate's code).
+        from judgecli.corrected import corrected_fields
+
         return summary.model_copy(update=corrected_fields(results, labels, gated_metrics(rubric)))
 
     return Job(

@@ -16,6 +16,7 @@ imports `judgecli` as a library (tests, notebooks) keeps its collector as it was
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -28,9 +29,10 @@ def main() -> None:
     """
     pause_gc_for_startup()
     from judgecli.cli import app
+    from judgecli.cli.app import invoked_only
 
     try:
-        app()
+        invoked_only(app, sys.argv[1:])()
     finally:
         freeze_for_exit()
 

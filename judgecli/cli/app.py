@@ -14,6 +14,7 @@ errors go to stderr; with --json, stdout carries the JSON alone (see cli/render.
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import sys
@@ -128,6 +129,30 @@ app = typer.Typer(
     rich_markup_mode="rich",
     pretty_exceptions_show_locals=False,  # locals may hold API keys
 )
+
+
+def invoked_only(whole: typer.Typer, args: Sequence[str]) -> typer.Typer:
+    """The app with only the command `args` name (`judge score ...`: score alone).
+
+    Typer turns every command's signature into click options before it runs any (~35 ms
+    for judge's 16 commands); one command needs its own only. Anything else (no command,
+    `--help`, `--version`, a misspelt name) gets the whole app, which lists and suggests.
+    """
+    from typer.main import get_command_name
+
+    name = args[0] if args else None
+    commands = [
+        c
+        for c in whole.registered_commands
+        if (c.name or get_command_name(getattr(c.callback, "__name__", ""))) == name
+    ]
+    groups = [g for g in whole.registered_groups if g.name == name]
+    if not commands and not groups:
+        return whole
+    lean = copy.copy(whole)
+    lean.registered_commands = commands
+    lean.registered_groups = groups
+    return lean
 
 
 def exits_with_code(command: Callable[P, ExitCode | None]) -> Callable[P, None]:

@@ -74,8 +74,16 @@ class JudgeRequest(BaseModel):
 
     def key(self, api_base: str | None) -> str:
         """Canonical hash of the request: the identity of a call for caches and dedupe."""
-        body = self.model_dump(mode="json", exclude={"repeat", "top_logprobs"})
-        body["api_base"] = api_base
+        # The fields as they are (every one is JSON already): what model_dump(mode="json")
+        # gives, without its deep copy of the messages and the schema on every call.
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": self.messages,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "response_format": self.response_format,
+            "api_base": api_base,
+        }
         if self.repeat:
             body["repeat"] = self.repeat
         if self.top_logprobs:

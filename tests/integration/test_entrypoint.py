@@ -166,3 +166,18 @@ def test_with_workers_the_parent_collects_while_they_judge(judge_server, tmp_pat
     )
     result = run("-c", code, *args, "--workers", "2", env={"OPENAI_API_KEY": "sk-test-dummy"})
     assert "RESULT 0 [True]" in result.stderr, result.stderr
+
+
+def test_the_entry_point_builds_the_named_command_with_its_help_and_errors():
+    # The process builds only the command it is given (cli.app.invoked_only); its help
+    # and usage errors must read as they do when the whole app is built.
+    text = run("-m", "judgecli", "score", "--help", env={"COLUMNS": "200"}).stdout
+    assert "score [OPTIONS] {DATASET}" in text
+    assert "--min-pass-rate" in text
+    assert "--max-cost" in text
+    typo = run("-m", "judgecli", "scor", "x.jsonl")
+    assert typo.returncode == 2
+    assert "Did you mean 'score'" in typo.stderr
+    missing = run("-m", "judgecli", "score")
+    assert missing.returncode == 2
+    assert missing.stderr.startswith("error:")

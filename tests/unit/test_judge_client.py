@@ -9,3 +9,44 @@ def test_request_key_is_canonical_and_covers_the_endpoint():
     assert a.key("http://h/v1") == b.key("http://h/v1")
     assert a.key("http://h/v1") != a.key("http://other/v1")
     assert a.key(None) != a.model_copy(update={"max_tokens": 5}).key(None)
+
+
+# A request and the key judge has always given it: a change here would make every reply
+# cache a user holds miss (each re-run paying again), so the key is pinned, not derived.
+PINNED_FORMAT = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "verdict",
+        "strict": True,
+        "schema": {
+            "type": "object",
+            "properties": {
+                "reasoning": {"type": "string"},
+                "score": {"type": "integer", "enum": [1, 2, 3, 4]},
+            },
+            "required": ["reasoning", "score"],
+            "additionalProperties": False,
+        },
+    },
+}
+PINNED_MESSAGES = [
+    {"role": "system", "content": 'Grade it. Ünïcode ✓ "quotes" \\ back'},
+    {"role": "user", "content": "<output>\n42\n</output>"},
+]
+
+
+def test_request_keys_are_those_of_earlier_versions():
+    plain = JudgeRequest(
+        model="openai/sim",
+        messages=PINNED_MESSAGES,
+        temperature=0.0,
+        max_tokens=600,
+        response_format=PINNED_FORMAT,
+    )
+    repeated = JudgeRequest(
+        model="openai/sim", messages=PINNED_MESSAGES, temperature=0.7, repeat=2, top_logprobs=5
+    )
+    api = "http://127.0.0.1:8000/v1"
+    assert plain.key(api) == "a522aab986c37f79a270d6b647ecc05f47f6721631a5976688ea04929e5d50a5"
+    assert plain.key(None) == "29dae60d1258f9395f0d8f9867574a6a1e2e00ba8e271ca9cd06ab3f3c8a55e7"
+    assert repeated.key(api) == "110682e4647009784540cba180e98f2b26ccf2af84575dc21000c880db503442"

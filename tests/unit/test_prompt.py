@@ -26,6 +26,14 @@ def test_closing_tag_inside_an_answer_cannot_end_its_fence():
     assert "<\\/output>" in text
 
 
+def test_a_fence_escapes_only_its_own_closing_tag():
+    text = "a <b>bold</b> claim, x < y, </input> and </ output>"
+    assert fence("output", text) == (
+        "<output>\na <b>bold</b> claim, x < y, </input> and <\\/output>\n</output>"
+    )
+    assert fence("output", "no tags here") == "<output>\nno tags here\n</output>"
+
+
 def test_system_message_carries_the_schema_and_the_data_warning(pointwise_rubric):
     system = build_messages(pointwise_rubric, case())[0]["content"]
     assert SCHEMA_INTRO in system
