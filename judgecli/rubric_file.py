@@ -24,7 +24,7 @@ def load_rubric(path: Path | str, *, dirs: list[Path] | None = None) -> Rubric:
     """
     path = Path(path)
     data, node = read_mapping(path)
-    data = resolve_extends(data, path, dirs or [LIBRARY_DIR], seen=(path.resolve(),))
+    data = resolve_extends(data, node, path, dirs or [LIBRARY_DIR], seen=(path.resolve(),))
     return validate(data, node, str(path))
 
 
@@ -70,22 +70,32 @@ MERGED_BLOCKS = ("prompt", "judge", "scale")
 
 
 def resolve_extends(
-    data: dict[str, Any], path: Path, dirs: list[Path], *, seen: tuple[Path, ...]
+    data: dict[str, Any],
+    node: yaml.Node,
+    path: Path,
+    dirs: list[Path],
+    *,
+    seen: tuple[Path, ...],
 ) -> dict[str, Any]:
-    """The rubric's data with its `extends:` chain merged in (base first)."""
+    """The rubric's data with its `extends:` chain merged in (base first). An error in the
+    chain names the file and line of the `extends:` that led to it.
+    """
     parent = data.get("extends")
     if parent is None:
         return data
+    where = f"{path}:{yaml_line(node, ['extends'])}"
     if not isinstance(parent, str):
-        raise RubricError(f"{path}: extends: must be a rubric name or file path")
-    base_path = find_rubric(parent, [path.parent, *dirs], relative_to=path.parent)
-    if base_path.resolve() in seen:
-        raise RubricError(
-            f"{path}: extends: {parent!r} makes a cycle",
-            hint="a rubric cannot extend itself, directly or not",
-        )
-    base, _ = read_mapping(base_path)
-    base = resolve_extends(base, base_path, dirs, seen=(*seen, base_path.resolve()))
+        raise RubricError(f"{where}: extends: must be a rubric name or file path")
+    try:
+        base_path = find_rubric(parent, [path.parent, *dirs], relative_to=path.parent)
+        if base_path.resolve() in seen:
+            raise RubricError(
+                f"{parent!r} makes a cycle", hint="a rubric cannot extend itself, directly or not"
+            )
+        base, base_node = read_mapping(base_path)
+    except RubricError as err:
+        raise RubricError(f"{where}: extends: {err.message}", hint=err.hint) from None
+    base = resolve_extends(base, base_node, base_path, dirs, seen=(*seen, base_path.resolve()))
     merged = dict(base)
     for key, value in data.items():
         if key in MERGED_BLOCKS and isinstance(value, dict) and isinstance(base.get(key), dict):

@@ -59,6 +59,22 @@ def test_an_extends_cycle_is_an_error(write):
         load_rubric(write("c.yaml", "name: c\nextends: a.yaml\n"))
 
 
+def test_an_extends_of_a_missing_rubric_names_the_file_and_line_that_asked(write):
+    child = write("child.yaml", "name: child\n\nextends: helpfullness\npass_at: 4\n")
+    with pytest.raises(RubricError) as err:
+        load_rubric(child)
+    assert err.value.message == (
+        f"{child}:3: extends: no rubric file or library rubric named 'helpfullness'"
+    )
+    assert "judge rubrics list" in (err.value.hint or "")
+
+
+def test_an_extends_error_further_up_the_chain_names_the_link_that_broke(write):
+    write("middle.yaml", "name: middle\nextends: gone.yaml\n")
+    with pytest.raises(RubricError, match=r"middle\.yaml:2: extends: "):
+        load_rubric(write("child.yaml", "name: child\nextends: middle.yaml\n"))
+
+
 def test_the_merged_rubric_is_validated(write):
     write("base.yaml", BASE)
     with pytest.raises(RubricError, match="pass_at must lie within the scale"):
