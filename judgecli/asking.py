@@ -16,7 +16,7 @@ from judgecli.config import RunConfig
 from judgecli.debias import (
     FlipPolicy,
 )
-from judgecli.judge.client import JudgeCallError, JudgeClient, JudgeReply, JudgeRequest, Message
+from judgecli.judge.protocol import JudgeCallError, JudgeClient, JudgeReply, JudgeRequest, Message
 from judgecli.logprobs import (
     TOP_LOGPROBS,
     LogprobError,

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from judgecli.config import ModelSettings
 from judgecli.errors import InputError
-from judgecli.judge.client import JudgeClient, JudgeReply, JudgeRequest
+from judgecli.judge.protocol import JudgeClient, JudgeReply, JudgeRequest
 from judgecli.store import BATCH_INFO, read_run_info
 
 

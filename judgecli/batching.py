@@ -39,8 +39,9 @@ from judgecli.judge.batches import (
     worst_case_cost,
 )
 from judgecli.judge.cached import CachedJudge
-from judgecli.judge.client import JudgeClient, JudgeReply, JudgeRequest, LiteLLMClient
+from judgecli.judge.client import LiteLLMClient
 from judgecli.judge.failures import describe
+from judgecli.judge.protocol import JudgeClient, JudgeReply, JudgeRequest
 from judgecli.judge.provider import check_endpoints, close_clients, import_litellm
 from judgecli.judging import make_client
 from judgecli.run import now_iso, open_run

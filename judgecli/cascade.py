@@ -32,7 +32,7 @@ from judgecli.config import ModelSettings, Price, RunConfig
 from judgecli.errors import ConfigError
 from judgecli.escalate import EscalationRule, ScreenFacts, parse_rule
 from judgecli.grading import GradingPlan
-from judgecli.judge.client import JudgeClient
+from judgecli.judge.protocol import JudgeClient
 from judgecli.result import CaseResult, CaseStatus, Tier
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.summary.cascade import summarize_cascade

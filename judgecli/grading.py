@@ -22,7 +22,7 @@ from judgecli.debias import (
     reconcile_flip,
     to_winner,
 )
-from judgecli.judge.client import JudgeClient
+from judgecli.judge.protocol import JudgeClient
 from judgecli.logprobs import (
     graded_verdict,
     mean_probabilities,

@@ -22,9 +22,10 @@ from judgecli.errors import (
 )
 from judgecli.judge.budget import BudgetGuard
 from judgecli.judge.cached import CachedJudge
-from judgecli.judge.client import JudgeClient, LiteLLMClient
+from judgecli.judge.client import LiteLLMClient
 from judgecli.judge.formats import FormatMode
 from judgecli.judge.limits import Limits
+from judgecli.judge.protocol import JudgeClient
 from judgecli.judge.provider import check_endpoints, import_litellm, warm_up
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric

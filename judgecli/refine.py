@@ -23,7 +23,7 @@ from judgecli.dataset import Case, DatasetScan, iter_cases
 from judgecli.errors import ConfigError, InputError, RubricError
 from judgecli.grading import GradingPlan, grade_pointwise
 from judgecli.job import Ending, Job
-from judgecli.judge.client import JudgeCallError, JudgeClient, JudgeRequest, Message
+from judgecli.judge.protocol import JudgeCallError, JudgeClient, JudgeRequest, Message
 from judgecli.result import CaseResult, CaseStatus, Judgement
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.store import ANSWERS, RunStore

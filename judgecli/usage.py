@@ -1,6 +1,6 @@
 """What model calls spend, declared once: tokens each way, their cost, and the time taken.
 
-A call's spend is recorded in many places: a judge's reply (`judge.client.JudgeReply`), the
+A call's spend is recorded in many places: a judge's reply (`judge.protocol.JudgeReply`), the
 running total behind one judgement (`grading.Spend`), a results.jsonl judgement
 (`result.Judgement`), a refine generation (`refine.Generation`), and summary.json's usage
 and cascade tiers (`summary.facts.Usage`, `TierUsage`). Each inherits its token and cost

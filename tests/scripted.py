@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 
-from judgecli.judge.client import JudgeCallError, JudgeReply, JudgeRequest
+from judgecli.judge.protocol import JudgeCallError, JudgeReply, JudgeRequest
 
 
 class ScriptedJudge:

@@ -23,7 +23,7 @@ from judgecli.arena.schedule import Matchup, Planner, Schedule
 from judgecli.arena.systems import ArenaFiles
 from judgecli.config import FailureLimit, RunConfig
 from judgecli.grading import GradingPlan, grade_pairwise
-from judgecli.judge.client import JudgeClient
+from judgecli.judge.protocol import JudgeClient
 from judgecli.judging import judge_all
 from judgecli.pairwise import NO_FLIP_WARNING
 from judgecli.report.arena import render_arena_html, render_arena_markdown

@@ -25,8 +25,8 @@ from typing import Any
 
 from judgecli.config import ModelSettings, Price
 from judgecli.errors import ConfigError
-from judgecli.judge.client import JudgeReply, JudgeRequest
 from judgecli.judge.formats import FormatMode, wire_format
+from judgecli.judge.protocol import JudgeReply, JudgeRequest
 from judgecli.judge.provider import model_price
 from judgecli.judge.token_logprobs import token_logprobs
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from judgecli.config import ModelSettings
-from judgecli.judge.client import JudgeClient, JudgeReply, JudgeRequest
+from judgecli.judge.protocol import JudgeClient, JudgeReply, JudgeRequest
 from judgecli.store.cache import ReplyCache
 
 

@@ -12,14 +12,10 @@ circuit breaker (breaker) stops the whole run when the endpoint cannot serve it.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any
 
 from judgecli.config import ModelSettings
 from judgecli.errors import JudgeError
@@ -29,6 +25,7 @@ from judgecli.judge.failures import Endpoint, FailureKind, classify, describe, f
 from judgecli.judge.formats import FormatLadder, FormatMode, wire_format
 from judgecli.judge.limits import Limits
 from judgecli.judge.pacing import backoff_s
+from judgecli.judge.protocol import JudgeCallError, JudgeReply, JudgeRequest
 from judgecli.judge.provider import (
     close_clients,
     import_litellm,
@@ -38,112 +35,13 @@ from judgecli.judge.provider import (
     warm_up,
 )
 from judgecli.judge.rate_headers import rate_limit_info, retry_after_s
-from judgecli.judge.token_logprobs import LogprobsWatch, TokenLogprob, token_logprobs
-from judgecli.usage import Metered
-
-Message = dict[str, str]
+from judgecli.judge.token_logprobs import LogprobsWatch, token_logprobs
 
 # A refused connection or an unknown host is retried this often (the server may be
 # starting), then the endpoint counts as unreachable.
 UNREACHABLE_RETRIES = 2
 # However patient 429 handling is while other calls get through, a call stops somewhere.
 MAX_CALLS_PER_REQUEST = 100
-
-
-class JudgeRequest(BaseModel):
-    """Everything that determines a judge's reply (and nothing secret)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    model: str
-    messages: list[Message]
-    temperature: float = 0.0
-    max_tokens: int | None = None
-    response_format: dict[str, Any] | None = None
-    """The verdict schema in json_schema form; the client sends it in the model's current
-    FormatMode. The cache key uses this logical form, so a step down does not re-pay."""
-
-    repeat: int = 0
-    """--repeats K: which of K independent asks of the same prompt this is. Never sent: it
-    keys the cache, so that the K asks are K replies rather than one reply K times (and a
-    re-run replays the same K). The first ask keys as a request without repeats does."""
-    top_logprobs: int | None = None
-    """--score-mode logprob: ask for token logprobs with this many alternatives at each
-    token. It keys the cache only when set (a reply cached without logprobs cannot serve),
-    so every other request keys as before it existed."""
-
-    def key(self, api_base: str | None) -> str:
-        """Canonical hash of the request: the identity of a call for caches and dedupe."""
-        # The fields as they are (every one is JSON already): what model_dump(mode="json")
-        # gives, without its deep copy of the messages and the schema on every call.
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": self.messages,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "response_format": self.response_format,
-            "api_base": api_base,
-        }
-        if self.repeat:
-            body["repeat"] = self.repeat
-        if self.top_logprobs:
-            body["top_logprobs"] = self.top_logprobs
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(text.encode()).hexdigest()
-
-
-class ReplyText(BaseModel):
-    """A reply's first key, in a base of its own so that it stays first (the reply cache
-    stores replies as JSON in field order, and pydantic lays out base fields first).
-    """
-
-    text: str
-
-
-class JudgeReply(Metered, ReplyText):
-    """A successful reply, with what it cost (tokens, cost and latency from Metered)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    attempts: int = 1
-    cached: bool = False
-    """Served from the reply cache: nothing was sent or paid."""
-    finish_reason: str | None = None
-    """Why generation stopped ("stop", "length" when max_tokens cut it off, ...)."""
-    reasoning: str | None = None
-    """A reasoning model's thinking, when the server returns it apart (reasoning_content)."""
-    format_mode: str | None = None
-    """The response format the reply was asked in (formats.FormatMode)."""
-    batched: bool = False
-    """Answered by a provider batch (--batch), at batch prices."""
-    logprobs: list[TokenLogprob] | None = None
-    """The reply's tokens with their logprobs, when the request asked for them (a cached
-    reply keeps alternatives only where its verdict was read: logprobs.kept)."""
-
-
-class JudgeCallError(Exception):
-    """A call that failed for good (non-retryable, or retries exhausted)."""
-
-    def __init__(self, reason: str, *, attempts: int) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.attempts = attempts
-
-
-class JudgeClient(Protocol):
-    """What the runner needs from a judge; tests script it without a network."""
-
-    def accepts_schema(self, model: str) -> bool:
-        """Whether to ask this model for the verdict schema as a response_format."""
-        ...
-
-    async def complete(self, request: JudgeRequest) -> JudgeReply:
-        """One reply, or JudgeCallError."""
-        ...
-
-    def remember(self, request: JudgeRequest, reply: JudgeReply) -> None:
-        """The reply parsed into a valid verdict: a cache may keep it."""
-        ...
 
 
 def response_headers(response: Any) -> Mapping[str, str]:

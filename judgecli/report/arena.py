@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from judgecli.report import charts, svg
+from judgecli.report import charts, forest, svg
 from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct, money, rich_table
 from judgecli.report.figures import figure
 from judgecli.report.html import cards, page, table, warnings_section
@@ -229,7 +229,7 @@ def score_forest(board: Sequence[Standing], *, title: str, anchor: str) -> str:
     low, high = min([*ends, 1000.0]), max([*ends, 1000.0])
     pad = max(10.0, (high - low) * 0.05)
     label = "mean" if anchor == "mean" else anchor
-    return charts.forest_plot(
+    return forest.forest_plot(
         rows,
         title=title,
         reference=1000.0,

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import assert_never
 
-from judgecli.report import charts, svg
+from judgecli.report import charts, forest, svg
 from judgecli.report.cells import NA, fmt, fmt_ci, fmt_pct
 from judgecli.report.decision import calls_legend
 from judgecli.report.html_cases import esc
@@ -122,7 +122,7 @@ def score_figures(s: ScoreNumbers, results: Sequence[CaseResult]) -> list[str]:
     marked = calls is not None
     if (means := category_bars(s, "mean", pct=False, marked=marked)) and s.mean is not None:
         top = max(b.high if b.high is not None else b.value or 0.0 for b in means)
-        chart = charts.forest_plot(
+        chart = forest.forest_plot(
             [bar("all cases", s.mean, s.mean_ci, pct=False, n=s.n_ok), *means],
             title="mean score by category",
             reference=s.mean,
@@ -207,7 +207,7 @@ def pairwise_figures(s: PairwiseSummary, results: Sequence[CaseResult]) -> list[
         bar("all cases", s.win_rate, s.win_rate_ci, pct=True, n=decided),
         *category_bars(s, "win_rate", pct=True, marked=s.category_calls is not None),
     ]
-    chart = charts.forest_plot(
+    chart = forest.forest_plot(
         rows, title="win rate of NEW", reference=threshold, reference_label=label
     )
     out.append(
@@ -225,7 +225,7 @@ def pairwise_figures(s: PairwiseSummary, results: Sequence[CaseResult]) -> list[
             bar(m, j.win_rate, j.win_rate_ci, pct=True, n=j.wins + j.losses + j.ties)
             for m, j in s.judges.items()
         ]
-        chart = charts.forest_plot(
+        chart = forest.forest_plot(
             rows, title="win rate by judge", reference=threshold, reference_label=label
         )
         out.append(figure(chart, "Each judge of the panel on its own."))

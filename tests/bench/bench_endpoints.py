@@ -19,43 +19,25 @@ issue reported before the fix are printed beside today's.
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from common import ENV, JUDGE, write_cases
+
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 
 REPO = Path(__file__).resolve().parents[2]
-JUDGE = [sys.executable, "-m", "judgecli"]
 LIMIT = 300
 
 
 def env(tmp: Path, **extra: str) -> dict[str, str]:
-    values = {
-        **os.environ,
-        "OPENAI_API_KEY": "sk-bench",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "JUDGE_CACHE_DIR": str(tmp / "cache"),
-    }
+    values = {**ENV, "JUDGE_CACHE_DIR": str(tmp / "cache")}
     values.pop("ANTHROPIC_API_KEY", None)
     return values | extra
-
-
-def write_cases(path: Path, n: int) -> Path:
-    with path.open("w") as handle:
-        for i in range(n):
-            row = {
-                "id": f"c{i:04d}",
-                "input": f"Question {i}: how do tides work?",
-                "output": "The moon's gravity pulls the oceans. " * (1 + i % 3),
-            }
-            handle.write(json.dumps(row) + "\n")
-    return path
 
 
 def judge(tmp: Path, *args: str, environ: dict[str, str] | None = None) -> tuple[int, float, str]:
@@ -68,7 +50,8 @@ def judge(tmp: Path, *args: str, environ: dict[str, str] | None = None) -> tuple
 
 
 def key_at_its_limit(tmp: Path, name: str, *, headers: bool, extra: tuple[str, ...] = ()) -> None:
-    cases = write_cases(tmp / "cases.jsonl", LIMIT)
+    cases = tmp / "cases.jsonl"
+    write_cases(cases, LIMIT)
     config = SimulatorConfig(rpm=LIMIT, rate_limit_prefill=True, rate_limit_headers=headers)
     with SimulatorServer(config) as server:
         server.reset()

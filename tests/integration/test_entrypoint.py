@@ -120,28 +120,36 @@ def test_the_completion_script_completes_commands_and_options(words, expected):
     assert result.stdout.split() == [expected]
 
 
+def watching_gc(judge_step: str, *, report: str = "") -> str:
+    """A program that runs the `judge` entry (its argv after the program's) and prints
+    `RESULT <exit code> <whether the collector was on at each call of judging.<judge_step>>`
+    plus `report` (an expression evaluated at exit) on stderr.
+    """
+    tail = f", {report}" if report else ""
+    return (
+        "import gc, sys\n"
+        "import judgecli.judging as judging\n"
+        "from judgecli import startup\n"
+        "seen = []\n"
+        f"step = judging.{judge_step}\n"
+        "def watched(*a, **k):\n"
+        "    seen.append(gc.isenabled())\n"
+        "    return step(*a, **k)\n"
+        f"judging.{judge_step} = watched\n"
+        "sys.argv = ['judge', *sys.argv[1:]]\n"
+        "try:\n    startup.main()\n"
+        "except SystemExit as done:\n"
+        f"    print('RESULT', done.code, seen{tail}, file=sys.stderr)\n"
+    )
+
+
 def test_the_entry_collects_while_judging_and_imports_no_scipy(judge_server, tmp_path):
     # The command line pauses the collector while it loads and resumes it for the judging
     # (startup.py); a long run must never judge with the collector off. And a score run's
     # statistics need no scipy (stats/special.py): its import alone costs ~0.15 s.
     args = score_args(judge_server, DATA / "three_cases.jsonl", tmp_path / "run", "--json")
-    code = (
-        "import gc, sys\n"
-        "import judgecli.judging as judging\n"
-        "from judgecli import startup\n"
-        "seen = []\n"
-        "run_cases = judging.run_cases\n"
-        "def watched(*a, **k):\n"
-        "    seen.append(gc.isenabled())\n"
-        "    return run_cases(*a, **k)\n"
-        "judging.run_cases = watched\n"
-        "import judgecli.cli.score as score\n"
-        "sys.argv = ['judge', *sys.argv[1:]]\n"
-        "try:\n    startup.main()\n"
-        "except SystemExit as done:\n"
-        "    scipy = any(m.split('.')[0] == 'scipy' for m in sys.modules)\n"
-        "    print('RESULT', done.code, seen, gc.get_freeze_count() > 0, scipy, file=sys.stderr)\n"
-    )
+    report = "gc.get_freeze_count() > 0, any(m.split('.')[0] == 'scipy' for m in sys.modules)"
+    code = watching_gc("run_cases", report=report)
     result = run("-c", code, *args, env={"OPENAI_API_KEY": "sk-test-dummy"})
     assert "RESULT 0 [True] True False" in result.stderr, result.stderr
 
@@ -149,21 +157,7 @@ def test_the_entry_collects_while_judging_and_imports_no_scipy(judge_server, tmp
 def test_with_workers_the_parent_collects_while_they_judge(judge_server, tmp_path):
     # The parent only gathers results (no event loop of its own): it must not stay paused.
     args = score_args(judge_server, DATA / "three_cases.jsonl", tmp_path / "run", "--json")
-    code = (
-        "import gc, sys\n"
-        "import judgecli.judging as judging\n"
-        "from judgecli import startup\n"
-        "seen = []\n"
-        "run_workers = judging.run_workers\n"
-        "def watched(*a, **k):\n"
-        "    seen.append(gc.isenabled())\n"
-        "    return run_workers(*a, **k)\n"
-        "judging.run_workers = watched\n"
-        "sys.argv = ['judge', *sys.argv[1:]]\n"
-        "try:\n    startup.main()\n"
-        "except SystemExit as done:\n"
-        "    print('RESULT', done.code, seen, file=sys.stderr)\n"
-    )
+    code = watching_gc("run_workers")
     result = run("-c", code, *args, "--workers", "2", env={"OPENAI_API_KEY": "sk-test-dummy"})
     assert "RESULT 0 [True]" in result.stderr, result.stderr
 

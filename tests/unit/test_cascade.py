@@ -21,7 +21,7 @@ from judgecli.dataset import Case
 from judgecli.errors import ConfigError
 from judgecli.escalate import parse_rule
 from judgecli.grading import GradingPlan, grade_pairwise, grade_pointwise
-from judgecli.judge.client import JudgeCallError, JudgeRequest
+from judgecli.judge.protocol import JudgeCallError, JudgeRequest
 from judgecli.pairs import Pair
 from judgecli.result import CaseResult, CaseStatus, Judgement, Tier
 from judgecli.rubric import Rubric

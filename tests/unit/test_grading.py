@@ -4,7 +4,7 @@ import asyncio
 
 from judgecli.dataset import Case
 from judgecli.grading import GradingPlan, grade_pointwise
-from judgecli.judge.client import JudgeCallError, JudgeReply
+from judgecli.judge.protocol import JudgeCallError, JudgeReply
 from judgecli.result import CaseStatus
 from tests.scripted import ScriptedJudge
 

@@ -21,8 +21,8 @@ from judgecli.errors import ConfigError
 from judgecli.grading import GradingPlan, ask_judge, grade_pointwise
 from judgecli.judge.batches import batch_line
 from judgecli.judge.breaker import CircuitBreaker
-from judgecli.judge.client import JudgeReply, JudgeRequest
 from judgecli.judge.formats import FormatMode
+from judgecli.judge.protocol import JudgeReply, JudgeRequest
 from judgecli.judge.token_logprobs import (
     NO_CHANCE,
     LogprobsWatch,

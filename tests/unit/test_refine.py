@@ -11,7 +11,7 @@ from judgecli.config import ModelSettings
 from judgecli.dataset import Case
 from judgecli.errors import ConfigError, RubricError
 from judgecli.grading import GradingPlan
-from judgecli.judge.client import JudgeCallError, JudgeRequest
+from judgecli.judge.protocol import JudgeCallError, JudgeRequest
 from judgecli.refine import (
     DEFAULT_FEEDBACK_TEMPLATE,
     Attempt,

@@ -14,7 +14,7 @@ import pytest
 from judgecli.dataset import Case
 from judgecli.debias import PanelVerdict, combine_panel
 from judgecli.grading import GradingPlan, grade_pairwise, grade_pointwise
-from judgecli.judge.client import JudgeRequest
+from judgecli.judge.protocol import JudgeRequest
 from judgecli.pairs import Pair
 from judgecli.repeats import (
     Compared,

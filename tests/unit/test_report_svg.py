@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from judgecli.report import charts, svg
+from judgecli.report import forest, svg
 from judgecli.report.charts import Segment, heat_map, reliability_diagram, scatter, stacked_bar
 from judgecli.report.svg import Bar
 from judgecli.stats.calibration import ReliabilityBin
@@ -41,7 +41,7 @@ BUILDERS = [
     ),
     pytest.param(lambda: svg.histogram({"1": 2, "2": 0, "3": 5}, title="t"), id="histogram"),
     pytest.param(
-        lambda: charts.forest_plot([Bar("a", 0.7, 0.5, 0.9)], title="t", reference=0.55),
+        lambda: forest.forest_plot([Bar("a", 0.7, 0.5, 0.9)], title="t", reference=0.55),
         id="forest",
     ),
     pytest.param(lambda: stacked_bar([Segment("w", 3, "new")], title="t"), id="stacked"),
@@ -149,7 +149,7 @@ def test_forest_plot_puts_points_whiskers_and_reference_on_one_scale():
         Bar("below", 0.3, 0.1, 0.45),
         Bar("straddles", 0.5, 0.4, 0.7),
     ]
-    root = parse(charts.forest_plot(rows, title="t", reference=0.55, reference_label="gate 55%"))
+    root = parse(forest.forest_plot(rows, title="t", reference=0.55, reference_label="gate 55%"))
     points = by_class(root, "circle", "point")
     whiskers = [w for w in by_class(root, "line", "ci") if w.get("y1") == w.get("y2")]
     # Pixel per unit from the first row's whisker: x(0.9) - x(0.6) = 0.3 units.
@@ -176,16 +176,16 @@ def test_forest_plot_puts_points_whiskers_and_reference_on_one_scale():
     ],
 )
 def test_a_row_without_evidence_is_grey_never_above_or_below(row):
-    root = parse(charts.forest_plot([row], title="t", reference=0.5, domain=(0.0, 4.0)))
+    root = parse(forest.forest_plot([row], title="t", reference=0.5, domain=(0.0, 4.0)))
     assert [p.get("class") for p in by_class(root, "circle", "point")] == ["point few"]
 
 
 def test_a_forest_plot_with_a_reference_has_a_legend_for_every_colour():
-    root = parse(charts.forest_plot([Bar("a", 0.7, 0.5, 0.9)], title="t", reference=0.5))
+    root = parse(forest.forest_plot([Bar("a", 0.7, 0.5, 0.9)], title="t", reference=0.5))
     keys = by_class(root, "circle", "key")
     assert [k.get("class") for k in keys] == ["key above", "key below", "key straddles", "key few"]
     shown = texts(root)
-    for _, text in charts.LEGEND:
+    for _, text in forest.LEGEND:
         assert text in shown
     # The legend sits below the axis, inside the drawing.
     height = f(root, "height")
@@ -194,7 +194,7 @@ def test_a_forest_plot_with_a_reference_has_a_legend_for_every_colour():
 
 
 def test_a_forest_plot_without_a_reference_has_no_legend():
-    root = parse(charts.forest_plot([Bar("a", 0.7, 0.5, 0.9)], title="t", reference=None))
+    root = parse(forest.forest_plot([Bar("a", 0.7, 0.5, 0.9)], title="t", reference=None))
     assert by_class(root, "circle", "key") == []
 
 
@@ -267,7 +267,7 @@ def test_user_text_is_escaped_and_survives_parsing():
     nasty = '<script>alert("x")</script> & co'
     drawn = [
         svg.bar_chart([Bar(nasty, 0.5, text=nasty)], title=nasty),
-        charts.forest_plot([Bar(nasty, 0.5)], title=nasty, reference=0.5, reference_label=nasty),
+        forest.forest_plot([Bar(nasty, 0.5)], title=nasty, reference=0.5, reference_label=nasty),
         heat_map([nasty], [nasty], [[1]], title=nasty, row_title=nasty, column_title=nasty),
         stacked_bar([Segment(nasty, 1, "new")], title=nasty),
     ]

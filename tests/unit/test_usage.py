@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from judgecli.config import ModelSettings
 from judgecli.dataset import Case
 from judgecli.grading import GradingPlan, Spend, ask_judge
-from judgecli.judge.client import JudgeReply
+from judgecli.judge.protocol import JudgeReply
 from judgecli.refine import Generation, RefineSettings, attempts_of, generation_usage, refine_case
 from judgecli.result import CaseResult, CaseStatus, Judgement, Tier
 from judgecli.summary.cascade import summarize_cascade, tier_usage

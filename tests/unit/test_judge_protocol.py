@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from judgecli.judge.client import JudgeRequest
+from judgecli.judge.protocol import JudgeRequest
 
 
 def test_request_key_is_canonical_and_covers_the_endpoint():
