@@ -13,21 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from judgecli.config import RunConfig
-from judgecli.dataset import (
-    DatasetScan,
-    iter_cases,
-    iter_lines,
-    parse_case,
-    scan_dataset,
-    scan_labelled_cases,
-)
+from judgecli.dataset import DatasetScan, iter_cases, scan_dataset, scan_labelled_cases
 from judgecli.debias import FlipPolicy
 from judgecli.errors import ConfigError, DatasetError, InputError
 from judgecli.gate import GateSpec
 from judgecli.grading import GradingPlan, grade_pairwise, grade_pointwise
 from judgecli.job import Ending, Job, Outcome, conclude, open_unjudged_run
-from judgecli.labels import Label, LabelSpace, read_labels
-from judgecli.pairs import PairScan, iter_pairs, named, scan_pairs
+from judgecli.labels import Label, LabelSpace, check_labels_match, dataset_ids, read_labels
+from judgecli.pairs import PairScan, iter_pairs, scan_pairs
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.store import DISAGREEMENTS, RESULTS, RunStore, read_results
@@ -248,31 +241,3 @@ def labelled_pairs(
         # join found. OLD is read again only here, on the way to an error.
         check_labels_match(labels, dataset_ids(old, field_map), labels_path, old)
         raise
-
-
-def check_labels_match(
-    labels: list[Label], case_ids: list[str], labels_path: Path, cases_path: Path
-) -> None:
-    """InputError unless some label's id is a case id. Labels of other cases (another
-    run's, or ids spelled differently) would give an all-n/a report that looks like a
-    result; the message shows both sides' ids, so the mismatch is visible at once.
-    """
-    known = set(case_ids)
-    if any(label.id in known for label in labels):
-        return
-    label_ids = sorted({label.id for label in labels})
-    raise DatasetError(
-        labels_path,
-        None,
-        f"none of the {len(labels)} labels match a case id of {cases_path} "
-        f"(labels: {named(label_ids)}; cases: {named(sorted(known)) or 'none'})",
-        hint='labels are joined to cases on "id": pass the labels of these cases',
-    )
-
-
-def dataset_ids(path: Path, field_map: dict[str, str]) -> list[str]:
-    """The case ids of a dataset, in file order."""
-    return [
-        parse_case(path, number, text, field_map=field_map, requires=[]).id
-        for number, _, text in iter_lines(path)
-    ]

@@ -26,17 +26,21 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from judgecli.config import ModelSettings, Price, RunConfig
 from judgecli.errors import ConfigError
-from judgecli.escalate import EscalationRule, ScreenFacts, parse_rule
 from judgecli.grading import GradingPlan
 from judgecli.judge.protocol import JudgeClient
 from judgecli.result import CaseResult, CaseStatus, Tier
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.summary.cascade import summarize_cascade
 from judgecli.summary.facts import CascadeSummary
+
+if TYPE_CHECKING:
+    # The rule language is imported by the functions of a run with a screen: every run
+    # passes through this module, most without one.
+    from judgecli.escalate import EscalationRule, ScreenFacts
 
 # Below this stated confidence a screen verdict escalates by default.
 DEFAULT_LOW_CONFIDENCE = 0.8
@@ -105,6 +109,8 @@ def escalation_rule(text: str | None, rubric: Rubric, *, flip: bool) -> Escalati
     """The --escalate rule, or the rubric's default one, checked against what the screen's
     verdict will hold.
     """
+    from judgecli.escalate import parse_rule
+
     rule = parse_rule(text if text is not None else default_rule_text(rubric, flip=flip))
     for name in sorted(rule.variables):
         problem = unavailable(name, rubric, flip=flip)
@@ -169,6 +175,8 @@ def screen_facts(result: CaseResult) -> ScreenFacts:
     """What the rule sees of the screen's result. Confidence is the lowest the screen
     stated in any of its replies (both orders of a pair): one unsure reply is unsure.
     """
+    from judgecli.escalate import ScreenFacts
+
     confidences = [j.verdict.confidence if j.verdict else None for j in result.judgements]
     known = [c for c in confidences if c is not None]
     return ScreenFacts(

@@ -11,10 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgecli.calibrate import LabelSource, check_labels_match
-from judgecli.errors import ConfigError
-from judgecli.gate import GateOn, GateSpec
-from judgecli.labels import Label, LabelSpace
+from judgecli.labels import Label, LabelSpace, check_labels_match, read_labels
 from judgecli.outcomes import case_value, human_means
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
@@ -38,18 +35,9 @@ def read_human_labels(
     against the cases: labels of none of them are an error, not an all-n/a estimate.
     """
     space = LabelSpace.of(rubric)
-    labels = LabelSource(path).read(space)
+    labels = read_labels(path, space)
     check_labels_match(labels, case_ids, path, cases_path)
     return HumanLabels(labels=labels, space=space, pass_at=rubric.pass_at)
-
-
-def check_corrected_gate(gate: GateSpec, labels: Path | None) -> None:
-    """ConfigError (exit 2) for --on corrected without --labels: nothing to correct with."""
-    if gate.on in (GateOn.CORRECTED, GateOn.CORRECTED_LOWER_BOUND) and labels is None:
-        raise ConfigError(
-            f"--on {gate.on.value} gates on the human-corrected estimate, which needs --labels",
-            hint="add --labels LABELS.jsonl (human labels of some of the cases)",
-        )
 
 
 def corrected_estimate(

@@ -7,11 +7,15 @@ correction its category marks use (--fdr). The CLI reads them from the gate flag
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from judgecli.corrected import HumanLabels
 from judgecli.gate import GateSpec
-from judgecli.sequential import SequentialGate
 from judgecli.stats.multiplicity import Correction
+
+if TYPE_CHECKING:
+    # Annotations only: the run that has labels (or a sequence) imports what reads them.
+    from judgecli.corrected import HumanLabels
+    from judgecli.sequential import SequentialGate
 
 
 @dataclass(frozen=True)

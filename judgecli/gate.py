@@ -15,19 +15,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgecli.errors import ConfigError, InputError
 from judgecli.outcomes import CASE_MEANS
 from judgecli.rubric import Rubric
-from judgecli.sequential import SequentialGate, redecide
 from judgecli.stats.intervals import Interval
 from judgecli.stats.pairwise import cases_needed
-from judgecli.stats.sequential import Decision
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.facts import GateCheck, GateMetric, GateOn, GateResult
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.run import RunSummary
 from judgecli.summary.score import ScoreSummary
+
+if TYPE_CHECKING:
+    # A --sequential run's modules are imported where one is planned or checked: the gate
+    # of any other run needs neither.
+    from judgecli.sequential import SequentialGate
 
 # The CLI builds GateSpecs (GateOn) and shows GateResults: they are the gate's interface,
 # whichever module declares them (summary.json holds the verdict, so summary.facts does).
@@ -132,6 +136,9 @@ def sequential_check(summary: RunSummary, metric: GateMetric, threshold: float) 
     the stop, lies wholly above it. `value` is the end that decided (the upper end of a
     sequence wholly below the bar, else the lower end).
     """
+    from judgecli.sequential import redecide
+    from judgecli.stats.sequential import Decision
+
     seq = summary.sequential
     point, _ = estimate(summary, metric)
     if seq is None or seq.metric is not metric:
@@ -277,6 +284,8 @@ def plan_sequential(spec: GateSpec, rubric: Rubric, *, seed: int) -> SequentialG
     --min-pass-rate or --min-mean). ConfigError (exit 2, before anything is judged) for a
     run with no such floor, or with other thresholds: stopping is decided by one number.
     """
+    from judgecli.sequential import SequentialGate
+
     given = list(spec.floors.items())
     others = (
         spec.max_loss_rate,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from judgecli.cascade import Grader, plan_cascade, recorded_rule, summarize_tiers, tiered
 from judgecli.config import DEFAULT_MAX_FAILURES, FailureLimit, RunConfig
@@ -24,8 +24,6 @@ from judgecli.repeats import repeats_warning
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
 from judgecli.run import now_iso, write_reports
-from judgecli.sequential import Follower, SequentialGate, follow, sequential_summary
-from judgecli.stats.sequential import Decision
 from judgecli.store import (
     RESULTS,
     RUN_INFO,
@@ -35,6 +33,11 @@ from judgecli.store import (
 )
 from judgecli.summary.facts import CascadeSummary
 from judgecli.summary.run import RunSummary, summary_json
+
+if TYPE_CHECKING:
+    # Only a --sequential run follows a confidence sequence: it imports sequential.py where
+    # it starts one (run_job) and where it is summarised (conclude).
+    from judgecli.sequential import Follower, SequentialGate
 
 ItemT = TypeVar("ItemT", bound=HasId)
 S = TypeVar("S", bound=RunSummary)
@@ -117,6 +120,8 @@ def run_job(
     config = recorded_rule(job.config, cascade)
     follower = None
     if job.sequential is not None:
+        from judgecli.sequential import follow
+
         # A resumed run's sequence starts from what results.jsonl already holds: if it
         # decided before the stop, nothing more is judged.
         before = read_results(config.out / RESULTS) if config.resume else []
@@ -148,10 +153,10 @@ def run_job(
             f"--shard {config.shard}: these numbers are this shard's cases only; join the "
             "shards with judge merge, where the gate runs"
         )
-    sequence = follow(follower.gate, follower.order, results) if follower else None
+    sequence = follower.replayed(results) if follower else None
     # A sequential run that decided judged what it needed: the cases it left are not
     # missing, and the run is complete.
-    decided = sequence is not None and sequence.decision is not Decision.UNDECIDED
+    decided = sequence is not None and sequence.decided()
     return conclude(
         judged.run_dir,
         results,
@@ -186,6 +191,8 @@ def conclude(
     # process judged them, N workers, or N machines whose shards were merged.
     numbers = ending.summarize(sorted(results, key=lambda result: result.id))
     if sequence is not None:
+        from judgecli.sequential import sequential_summary
+
         followed = sequential_summary(
             sequence, judged=numbers.n_cases, cost_usd=numbers.usage.cost_usd
         )

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from judgecli.batch_record import BatchReplies, read_batch_replies
 from judgecli.config import RunConfig, cache_dir, secret_values
 from judgecli.errors import (
     BudgetExceededError,
@@ -25,7 +24,7 @@ from judgecli.judge.cached import CachedJudge
 from judgecli.judge.client import LiteLLMClient
 from judgecli.judge.formats import FormatMode
 from judgecli.judge.limits import Limits
-from judgecli.judge.protocol import JudgeClient
+from judgecli.judge.protocol import JudgeClient, JudgeReply
 from judgecli.judge.provider import check_endpoints, import_litellm, warm_up
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
@@ -37,10 +36,10 @@ from judgecli.run import (
 )
 from judgecli.runner import ResultSink, run_cases, run_sync
 from judgecli.shard import shard_of
+from judgecli.share import ShareEnd
 from judgecli.startup import resume_gc
 from judgecli.store import RUN_INFO, RunStore
 from judgecli.store.cache import ReplyCache
-from judgecli.workers import ShareEnd, run_workers, worker_config
 
 
 def make_client(
@@ -119,8 +118,13 @@ def judge_all(
     if config.conclude_only:
         todo = nothing_left(todo, store)
     formats = recorded_formats(previous.info)
-    # A --batch run being collected: the replies its batches brought are answered first.
-    batched = read_batch_replies(store.path) if config.resume else {}
+    # A --batch run being collected (a resume): the replies its batches brought are answered
+    # first. Batches are imported only here and where they answer: other runs have none.
+    batched: dict[str, JudgeReply] = {}
+    if config.resume:
+        from judgecli.batch_record import read_batch_replies
+
+        batched = read_batch_replies(store.path)
 
     def judge_share(
         share: RunConfig,
@@ -147,6 +151,8 @@ def judge_all(
                 CachedJudge(real_client, cache, config.all_models) if cache else real_client()
             )
             if batched:
+                from judgecli.batch_record import BatchReplies
+
                 client = BatchReplies(dict(batched), client, config.all_models)
             try:
 
@@ -185,6 +191,9 @@ def judge_all(
                 done=done,
             )
         else:
+            # Only a --workers run forks (multiprocessing and workers.py, imported here).
+            from judgecli.workers import run_workers, worker_config
+
             share = worker_config(config, config.workers)
             # Imported once here rather than in every worker (~3 s each): a fork shares the
             # loaded module, and importing it starts no thread a fork could lose.

@@ -4,7 +4,9 @@ the rows of a CSV sheet with `id`, `label` and `annotator` columns (`judge revie
 A label is checked against what it labels: a score must lie on the rubric's scale, a
 choice must be one of the rubric's choices (pass/fail and true/false are accepted for a
 two-choice rubric), a pairwise label must be old, new or tie (`--label-map A=old,B=new`
-translates other spellings). Anything else is an input error naming file:line.
+translates other spellings). Anything else is an input error naming file:line. Labels of
+none of the cases they are read for are an error too (`check_labels_match`), for calibrate
+and for score's and pairwise's --labels alike.
 
 A blind pairwise sheet (`judge review export` of a pairwise run: `output_a`/`output_b`
 columns and a `code` per row) is labelled A, B or tie; the run's key maps each row's code
@@ -19,13 +21,17 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from judgecli.dataset import iter_lines, open_input
+from judgecli.dataset import iter_lines, open_input, parse_case
 from judgecli.errors import ConfigError, DatasetError
+from judgecli.pairs import named
 from judgecli.result import Winner
-from judgecli.review import ReviewKey
 from judgecli.rubric import Rubric, RubricKind
+
+if TYPE_CHECKING:
+    # A blind sheet's key is read by store.sheets, with the review module it needs.
+    from judgecli.review import ReviewKey
 
 Value = float | str
 
@@ -313,3 +319,31 @@ def number_or_text(raw: str, space: LabelSpace, label_map: Mapping[str, str]) ->
         return float(raw)
     except ValueError:
         return raw
+
+
+def check_labels_match(
+    labels: list[Label], case_ids: list[str], labels_path: Path, cases_path: Path
+) -> None:
+    """InputError unless some label's id is a case id. Labels of other cases (another
+    run's, or ids spelled differently) would give an all-n/a report that looks like a
+    result; the message shows both sides' ids, so the mismatch is visible at once.
+    """
+    known = set(case_ids)
+    if any(label.id in known for label in labels):
+        return
+    label_ids = sorted({label.id for label in labels})
+    raise DatasetError(
+        labels_path,
+        None,
+        f"none of the {len(labels)} labels match a case id of {cases_path} "
+        f"(labels: {named(label_ids)}; cases: {named(sorted(known)) or 'none'})",
+        hint='labels are joined to cases on "id": pass the labels of these cases',
+    )
+
+
+def dataset_ids(path: Path, field_map: dict[str, str]) -> list[str]:
+    """The case ids of a dataset, in file order."""
+    return [
+        parse_case(path, number, text, field_map=field_map, requires=[]).id
+        for number, _, text in iter_lines(path)
+    ]

@@ -5,11 +5,18 @@ human-corrected estimates compare them with the same values read off human label
 
 from __future__ import annotations
 
-from judgecli.labels import Label, LabelSpace
+from typing import TYPE_CHECKING
+
 from judgecli.result import CaseResult, CaseStatus, Winner
 from judgecli.rubric import RubricKind
 from judgecli.summary.facts import GateMetric
-from judgecli.summary.pairwise import OUTCOME
+
+if TYPE_CHECKING:
+    # Labels are read by the runs that have them (labels.py); every gate imports this module.
+    from judgecli.labels import Label, LabelSpace
+
+OUTCOME = {Winner.NEW: 1.0, Winner.TIE: 0.5, Winner.OLD: 0.0}
+"""NEW's outcome of a pairwise verdict: what its win rate is the mean of."""
 
 CASE_MEANS = frozenset({GateMetric.WIN_RATE, GateMetric.PASS_RATE, GateMetric.MEAN})
 """The gated numbers that are means of one value per case (`case_value`): what a sequence

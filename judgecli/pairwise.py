@@ -6,7 +6,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from judgecli.config import RunConfig
-from judgecli.corrected import corrected_fields
 from judgecli.debias import FlipPolicy
 from judgecli.deciding import Deciding
 from judgecli.errors import RubricError
@@ -15,7 +14,6 @@ from judgecli.job import Ending, Job, Sequential
 from judgecli.pairs import Pair, PairScan, iter_pairs
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.sequential import shuffled
 from judgecli.summary.facts import GateMetric
 from judgecli.summary.length_control import length_warnings
 from judgecli.summary.pairwise import PairwiseSummary, summarize_pairwise
@@ -74,6 +72,8 @@ def pairwise_job(
     read = iter_pairs(scan, requires=rubric.requires, field_map=config.field_map)
     order = None
     if sequential is not None:
+        from judgecli.sequential import shuffled  # only a --sequential run needs it
+
         # The whole order is fixed before the first verdict (so it is held in memory).
         listed = shuffled(read, sequential.seed)
         order = Sequential(sequential, [pair.id for pair in listed])
@@ -100,6 +100,9 @@ def pairwise_job(
         )
         if labels is None:
             return summary
+        # Only a run with --labels needs what corrects for them (PPI++, the labels' reader).
+        from judgecli.corrected import corrected_fields
+
         return summary.model_copy(update=corrected_fields(results, labels, [GateMetric.WIN_RATE]))
 
     return Job(

@@ -181,8 +181,11 @@ class CaseResult(BaseModel):
         return judged + generated
 
 
+DIGIT_RUNS = re.compile(r"(\d+)")
+
+
 def natural_key(case_id: str) -> list[tuple[int, int | str]]:
     """Sort key that orders q-2 before q-10: how ids are listed wherever a run's cases are
     (results.jsonl holds them in the order they finished, which varies run to run).
     """
-    return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", case_id)]
+    return [(0, int(p)) if p.isdigit() else (1, p) for p in DIGIT_RUNS.split(case_id)]

@@ -11,7 +11,7 @@ import platform
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgecli import __version__
 from judgecli.config import RunConfig
@@ -33,8 +33,10 @@ from judgecli.store import (
     read_results,
     read_summary,
 )
-from judgecli.summary.compare import Delta, compare_runs
 from judgecli.summary.run import RunSummary
+
+if TYPE_CHECKING:
+    from judgecli.summary.compare import Delta
 
 
 def package_version(name: str) -> str | None:
@@ -201,6 +203,8 @@ def compare_finished_runs(run_a: Path, run_b: Path) -> list[Delta]:
     and one rubric (InputError otherwise: other numbers, or another scale, say nothing
     about a change).
     """
+    from judgecli.summary.compare import compare_runs  # `judge report A B` alone compares
+
     summary, results = load_run(run_a)
     summary_b, results_b = load_run(run_b)
     if summary.rubric_hash != summary_b.rubric_hash or summary.command != summary_b.command:

@@ -14,7 +14,6 @@ from judgecli.grading import GradingPlan, grade_pointwise
 from judgecli.job import Ending, Job, Sequential
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.sequential import shuffled
 from judgecli.summary.facts import GateMetric
 from judgecli.summary.score import ScoreSummary, summarize_score
 
@@ -79,6 +78,8 @@ def score_job(
     cases: Iterable[Case] = iter_cases(scan, requires=rubric.requires, field_map=config.field_map)
     order = None
     if sequential is not None:
+        from judgecli.sequential import shuffled  # only a --sequential run needs it
+
         # The whole order is fixed before the first verdict (so the cases are held in memory).
         listed = shuffled(cases, sequential.seed)
         order = Sequential(sequential, [case.id for case in listed])
@@ -94,7 +95,7 @@ def score_job(
         )
         if labels is None:
             return summary
-        # Only a run with --labels needs what corrects for them (and all calibrate's code).
+        # Only a run with --labels needs what corrects for them (PPI++, the labels' reader).
         from judgecli.corrected import corrected_fields
 
         return summary.model_copy(update=corrected_fields(results, labels, gated_metrics(rubric)))

@@ -112,6 +112,12 @@ class Follower:
         """Whether the run can stop: the sequence has left the threshold."""
         return self.advance() is not Decision.UNDECIDED
 
+    def replayed(self, results: Iterable[CaseResult]) -> Follower:
+        """The sequence along the same order over `results` from the start: over the run's
+        results.jsonl once it is judged, the one a resume or a merge follows too.
+        """
+        return follow(self.gate, self.order, results)
+
 
 def follow(gate: SequentialGate, order: Sequence[str], results: Iterable[CaseResult]) -> Follower:
     """The sequence over finished results, as the run followed it."""

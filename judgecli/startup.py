@@ -28,11 +28,10 @@ def main() -> None:
     collector paused while it loads and frozen out of the way when it exits.
     """
     pause_gc_for_startup()
-    from judgecli.cli import app
-    from judgecli.cli.app import invoked_only
+    from judgecli.cli.app import app_for
 
     try:
-        invoked_only(app, sys.argv[1:])()
+        app_for(sys.argv[1:])()
     finally:
         freeze_for_exit()
 

@@ -22,7 +22,6 @@ import signal
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing import connection
@@ -32,9 +31,10 @@ from typing import Any
 
 from judgecli import errors
 from judgecli.config import RunConfig
-from judgecli.errors import JudgeError, RunIncompleteError, RunInterruptedError
+from judgecli.errors import RunInterruptedError
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.runner import ResultSink, Terminated, sigterm_as_interrupt
+from judgecli.share import ShareEnd, Stop
 
 # How long the parent waits on the workers' pipes at a time: a signal that another thread
 # of the parent took is handled by the main thread only once the wait ends.
@@ -73,54 +73,6 @@ def describe_shares(config: RunConfig, count: int) -> str:
     return f"--workers {count}: each process judges its share of the cases with " + ", ".join(
         limits
     )
-
-
-@dataclass
-class ShareEnd:
-    """How one worker's judging ended: what it warned of, the response format each judge
-    ended with, and the error that stopped it (None: it judged all it was given).
-    """
-
-    warnings: list[str] = field(default_factory=list)
-    formats: dict[str, str] = field(default_factory=dict)
-    unpriced: list[str] = field(default_factory=list)
-    stop: Stop | None = None
-
-
-@dataclass(frozen=True)
-class Stop:
-    """An error that ended a worker, carried to the parent (exceptions of ours do not all
-    pickle: DatasetError's constructor takes other arguments).
-    """
-
-    kind: str
-    message: str
-    hint: str | None = None
-
-    @classmethod
-    def of(cls, error: BaseException) -> Stop:
-        """The error as a Stop; a crash (a bug) keeps its traceback."""
-        if isinstance(error, JudgeError):
-            return cls(type(error).__name__, error.message, error.hint)
-        if isinstance(error, KeyboardInterrupt):  # Terminated too
-            return cls("RunInterruptedError", "interrupted: finished cases are saved")
-        text = "".join(traceback.format_exception(error)).rstrip()
-        return cls("crash", f"a worker crashed:\n{text}")
-
-    def error(self) -> BaseException:
-        """The error again, as its own class."""
-        kind = getattr(errors, self.kind, None)
-        if not (isinstance(kind, type) and issubclass(kind, JudgeError)):
-            return RuntimeError(self.message)
-        rebuilt = kind.__new__(kind)
-        JudgeError.__init__(rebuilt, self.message, hint=self.hint)
-        return rebuilt
-
-    @property
-    def drains(self) -> bool:
-        """Whether the other workers finish their cases in flight (see RunIncompleteError)."""
-        error = self.error()
-        return isinstance(error, RunIncompleteError) and error.drains
 
 
 JudgeShare = Callable[[int, ResultSink, Callable[[], bool], ShareEnd], None]

@@ -2,34 +2,13 @@
 
 `app.py` holds the typer app and what every command shares (`exits_with_code`, the
 `stdout` and `stderr` consoles); each command lives in its own module and registers itself
-on that app with `@app.command`. This package's `__init__` is where the commands are
-brought together, as inspect_ai's `_cli/main.py` does: importing a command module here is
-what registers it (`judge --help` lists them in this order). The console script
-`judge = "judgecli.startup:main"` and `python -m judgecli` start this app, from a module
+on that app with `@app.command` when the module is imported. `app.COMMANDS` names them in
+the order `judge --help` lists them, and `app.app_for` imports what one process needs: the
+command it runs, or all of them (for --help and a misspelt name). `main.py` is the app with
+every command, for code that drives it in-process (tests). The console script
+`judge = "judgecli.startup:main"` and `python -m judgecli` start the app from a module
 that sets up the process first (startup.py).
 
-Command modules import from `judgecli.cli.app`, never from this package, so no module
-imports one that imports it back.
+This package imports nothing itself: a command module imported here would load for every
+command.
 """
-
-from judgecli.cli import (  # noqa: F401  (imported to register their commands)
-    arena,
-    cache,
-    calibrate,
-    collect,
-    demo,
-    drift,
-    gate,
-    merge,
-    pairwise,
-    refine,
-    report,
-    resume,
-    review,
-    rubrics,
-    score,
-    simulate,
-)
-from judgecli.cli.app import app, exits_with_code, stderr, stdout
-
-__all__ = ["app", "exits_with_code", "stderr", "stdout"]

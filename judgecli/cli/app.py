@@ -1,7 +1,7 @@
 """The typer app and what every command shares: `app`, `exits_with_code`, `stdout`, `stderr`.
 
-Command modules import these from here (never from `judgecli.cli`, whose `__init__` imports
-the command modules: that is where commands are registered).
+Command modules import these from here, and register their command on `app` when they are
+imported; `app_for` imports only the module of the command a process runs (COMMANDS).
 
 `exits_with_code` is the one place that turns outcomes into exit codes, so CliRunner tests
 see exactly the codes users see: a JudgeError prints `error: ...` (and a hint) on stderr
@@ -131,6 +131,71 @@ app = typer.Typer(
 )
 
 
+COMMANDS = (
+    "arena",
+    "calibrate",
+    "collect",
+    "demo",
+    "drift",
+    "gate",
+    "merge",
+    "pairwise",
+    "refine",
+    "report",
+    "resume",
+    "score",
+    "simulate",
+    "cache",
+    "review",
+    "rubrics",
+)
+"""Every command (or group of them), in the order `judge --help` lists them. Each is
+registered on `app` by the module of its name in this package, when that module is imported:
+a new command's module is named here, or no process imports it.
+"""
+
+
+def app_for(args: Sequence[str]) -> typer.Typer:
+    """The app that runs the command line `args`: with the command it names alone (`judge
+    score ...`: score), or with every command for anything else (no command, `--help`,
+    `--version`, a misspelt name), which lists them and suggests one.
+
+    Only the named command's module is imported: the others' imports (their options, and
+    the core modules some import at the top) are start-up time a process does not need.
+    """
+    name = args[0] if args else None
+    if name not in COMMANDS:
+        return whole_app()
+    import_command(name)
+    return invoked_only(app, args)
+
+
+def whole_app() -> typer.Typer:
+    """The app with every command registered, in the order of COMMANDS."""
+    for name in COMMANDS:
+        import_command(name)
+    # A process that imported one command's module before the rest (a test does) registered
+    # that command first: `--help` lists them in the order of COMMANDS all the same.
+    app.registered_commands.sort(key=lambda c: COMMANDS.index(registered_name(c)))
+    app.registered_groups.sort(key=lambda g: COMMANDS.index(registered_name(g)))
+    return app
+
+
+def import_command(name: str) -> None:
+    """Import the module that registers the command `name` (one of COMMANDS)."""
+    # __import__ rather than importlib.import_module: `python -X importtime`, which start-up
+    # is measured with, does not list a module importlib imports.
+    __import__(f"judgecli.cli.{name}")
+
+
+def registered_name(registered: Any) -> str:
+    """The name a registered command (typer's CommandInfo) or group (TyperInfo) is run by."""
+    from typer.main import get_command_name
+
+    callback = getattr(registered, "callback", None)
+    return str(registered.name or get_command_name(getattr(callback, "__name__", "")))
+
+
 def invoked_only(whole: typer.Typer, args: Sequence[str]) -> typer.Typer:
     """The app with only the command `args` name (`judge score ...`: score alone).
 
@@ -138,15 +203,9 @@ def invoked_only(whole: typer.Typer, args: Sequence[str]) -> typer.Typer:
     for judge's 16 commands); one command needs its own only. Anything else (no command,
     `--help`, `--version`, a misspelt name) gets the whole app, which lists and suggests.
     """
-    from typer.main import get_command_name
-
     name = args[0] if args else None
-    commands = [
-        c
-        for c in whole.registered_commands
-        if (c.name or get_command_name(getattr(c.callback, "__name__", ""))) == name
-    ]
-    groups = [g for g in whole.registered_groups if g.name == name]
+    commands = [c for c in whole.registered_commands if registered_name(c) == name]
+    groups = [g for g in whole.registered_groups if registered_name(g) == name]
     if not commands and not groups:
         return whole
     lean = copy.copy(whole)

@@ -86,8 +86,6 @@ def decision_inputs(
     labels of no case in `cases`) and read them. `--on sequential` is --sequential said
     the gate's way.
     """
-    from judgecli.calibrate import dataset_ids
-    from judgecli.corrected import check_corrected_gate, read_human_labels
     from judgecli.deciding import Deciding
     from judgecli.gate import GateOn, plan_sequential
     from judgecli.stats.multiplicity import Correction
@@ -101,6 +99,9 @@ def decision_inputs(
         gate = replace(gate, on=GateOn.SEQUENTIAL)
     human = None
     if labels is not None:
+        from judgecli.corrected import read_human_labels
+        from judgecli.labels import dataset_ids
+
         human = read_human_labels(labels, rubric, dataset_ids(cases, config.field_map), cases)
     return Deciding(
         gate=gate,
@@ -108,6 +109,18 @@ def decision_inputs(
         labels=human,
         correction=Correction.BH if fdr else Correction.HOLM,
     )
+
+
+def check_corrected_gate(gate: GateSpec, labels: Path | None) -> None:
+    """ConfigError (exit 2) for --on corrected without --labels: nothing to correct with."""
+    from judgecli.errors import ConfigError
+    from judgecli.gate import GateOn
+
+    if gate.on in (GateOn.CORRECTED, GateOn.CORRECTED_LOWER_BOUND) and labels is None:
+        raise ConfigError(
+            f"--on {gate.on.value} gates on the human-corrected estimate, which needs --labels",
+            hint="add --labels LABELS.jsonl (human labels of some of the cases)",
+        )
 
 
 def check_repeat_gate(gate: GateSpec, config: RunConfig, rubric: Rubric) -> None:

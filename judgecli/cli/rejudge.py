@@ -151,18 +151,18 @@ def check_usage(run_b: Path | None, anchor: list[Path] | None, change: JudgeChan
 
 def stored_command(info: dict[str, Any], run: Path) -> tuple[Any, dict[str, Any]]:
     """The click command that made the run and its parameters as parsed from run.json."""
-    from judgecli.cli.app import app
+    from judgecli.cli.app import app_for
 
     argv = info.get("argv")
     if not isinstance(argv, list) or len(argv) < 2:
         raise InputError(f"{run}: run.json has no command line to re-run", hint=HINT)
     name = str(argv[1])
-    command = typer.main.get_command(app).commands.get(name)  # type: ignore[attr-defined]
-    if name not in ("score", "pairwise", "calibrate") or command is None:
+    if name not in ("score", "pairwise", "calibrate"):
         raise InputError(
             f"{run} is a {name} run: --anchor re-judges score, pairwise and calibrate runs",
             hint="compare two finished runs instead: judge drift RUN_A RUN_B",
         )
+    command = typer.main.get_command(app_for([name])).commands[name]  # type: ignore[attr-defined]
     ctx = command.make_context(name, [str(a) for a in argv[2:]], resilient_parsing=True)
     return command, dict(ctx.params)
 

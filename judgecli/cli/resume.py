@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from judgecli.cli.app import app, exits_with_code, stderr
+from judgecli.cli.app import app, app_for, exits_with_code, stderr
 from judgecli.cli.options import MaxCostOpt, ResumeRetryFailedOpt
 from judgecli.errors import ExitCode, InputError
 
@@ -62,5 +62,5 @@ def rerun(args: list[str], cwd: Path) -> ExitCode:
     paths in it are relative to that directory (the current one when it is not here).
     """
     with contextlib.chdir(cwd if cwd.is_dir() else Path.cwd()):
-        code = app(args=args, prog_name="judge", standalone_mode=False)
+        code = app_for(args)(args=args, prog_name="judge", standalone_mode=False)
     return ExitCode(int(code or 0))

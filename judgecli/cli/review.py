@@ -134,11 +134,11 @@ def recorded_inputs(info: dict[str, Any]) -> dict[str, Path]:
     """The rubric and dataset(s) run.json's argv names, paths resolved against its cwd
     (parsed by the recorded command itself, so flags and arguments are told apart).
     """
-    from judgecli.cli.app import app as judge_app
+    from judgecli.cli.app import app_for
 
     try:
         argv, cwd = list(info["argv"]), Path(info.get("cwd", "."))
-        group: Any = typer.main.get_command(judge_app)
+        group: Any = typer.main.get_command(app_for(argv[1:2]))
         command = group.commands[argv[1]]
         params = command.make_context(argv[1], argv[2:], resilient_parsing=True).params
     except (OSError, ValueError, KeyError, IndexError, TypeError):

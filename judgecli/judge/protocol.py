@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from judgecli.judge.token_logprobs import TokenLogprob
 from judgecli.usage import Metered
+
+if TYPE_CHECKING:
+    from _hashlib import HASH
 
 Message = dict[str, str]
 
@@ -44,9 +47,34 @@ class JudgeRequest(BaseModel):
     so every other request keys as before it existed."""
 
     def key(self, api_base: str | None) -> str:
-        """Canonical hash of the request: the identity of a call for caches and dedupe."""
-        # The fields as they are (every one is JSON already): what model_dump(mode="json")
-        # gives, without its deep copy of the messages and the schema on every call.
+        """Canonical hash of the request: the identity of a call for caches and dedupe.
+
+        The hash of the fields as sorted-key JSON (what model_dump(mode="json") would give,
+        sorted), computed in two pieces: the head up to the first message is the same for
+        every case of a run (the endpoint, max_tokens, the system message with the rubric
+        and the verdict schema: ~2/3 of the text), so its hash state is kept and copied, and
+        the verdict schema is encoded once. The text hashed is exactly that of one
+        json.dumps of the whole body (tests pin both).
+        """
+        if not self.messages:
+            return hashlib.sha256(canonical_json(self.body(api_base)).encode()).hexdigest()
+        digest = head_digest(api_base, self.max_tokens, self.messages[0]).copy()
+        tail = [f",{canonical_json(m)}" for m in self.messages[1:]]
+        tail.append(f'],"model":{canonical_json(self.model)}')
+        if self.repeat:
+            tail.append(f',"repeat":{canonical_json(self.repeat)}')
+        tail.append(f',"response_format":{encoded_format(self.response_format)}')
+        tail.append(f',"temperature":{canonical_json(self.temperature)}')
+        if self.top_logprobs:
+            tail.append(f',"top_logprobs":{canonical_json(self.top_logprobs)}')
+        tail.append("}")
+        digest.update("".join(tail).encode())
+        return digest.hexdigest()
+
+    def body(self, api_base: str | None) -> dict[str, Any]:
+        """What the key hashes: the fields as they are (every one is JSON already; no deep
+        copy of the messages and the schema as model_dump would make) and the endpoint.
+        """
         body: dict[str, Any] = {
             "model": self.model,
             "messages": self.messages,
@@ -59,8 +87,48 @@ class JudgeRequest(BaseModel):
             body["repeat"] = self.repeat
         if self.top_logprobs:
             body["top_logprobs"] = self.top_logprobs
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(text.encode()).hexdigest()
+        return body
+
+
+canonical_json = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+"""The one JSON spelling keys are made of: sorted keys, no spaces, UTF-8 as it is."""
+
+# Kept hash states of key heads, at most this many (a run has one per judge and rubric).
+HEADS_KEPT = 64
+_heads: dict[tuple[str | None, int | None, tuple[tuple[str, str], ...]], HASH] = {}
+
+
+def head_digest(api_base: str | None, max_tokens: int | None, first: Message) -> HASH:
+    """The sha256 state after a request body's JSON up to and including its first message
+    (the keys sort as api_base, max_tokens, messages, model, repeat, response_format,
+    temperature, top_logprobs).
+    """
+    slot = (api_base, max_tokens, tuple(first.items()))
+    digest = _heads.get(slot)
+    if digest is None:
+        if len(_heads) >= HEADS_KEPT:
+            _heads.clear()
+        head = (
+            f'{{"api_base":{canonical_json(api_base)},"max_tokens":{canonical_json(max_tokens)}'
+            f',"messages":[{canonical_json(first)}'
+        )
+        digest = _heads[slot] = hashlib.sha256(head.encode())
+    return digest
+
+
+# The last response_format encoded, and its JSON: every request of a run asks for the same
+# schema, and a dict compares equal to itself at once (pydantic copies the outer dict of each
+# request, not the schema inside it).
+_last_format: list[tuple[dict[str, Any] | None, str]] = [(None, "null")]
+
+
+def encoded_format(response_format: dict[str, Any] | None) -> str:
+    """The response_format as canonical JSON, encoded once for a run of equal ones."""
+    last, text = _last_format[0]
+    if response_format != last:
+        text = canonical_json(response_format)
+        _last_format[0] = (response_format, text)
+    return text
 
 
 class ReplyText(BaseModel):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from xml.sax.saxutils import escape
 
 from judgecli.report.svg import (
     AXIS,
@@ -17,6 +16,7 @@ from judgecli.report.svg import (
     WIDTH,
     Scale,
     el,
+    escape,
     general,
     room,
     shorten,

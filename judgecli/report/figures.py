@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import assert_never
 
-from judgecli.report import charts, forest, svg
+from judgecli.report import forest, svg
 from judgecli.report.cells import NA, fmt, fmt_ci, fmt_pct
 from judgecli.report.decision import calls_legend
 from judgecli.report.html_cases import esc
@@ -43,16 +42,23 @@ def figure(chart: str, caption: str) -> str:
 
 
 def bar(
-    label: str, value: float | None, ci: Interval | None, *, pct: bool, n: int | None = None
+    label: str,
+    value: float | None,
+    ci: Interval | None,
+    *,
+    pct: bool,
+    n: int | None = None,
+    call: str | None = None,
 ) -> Bar:
     """A chart row labelled exactly as the report prints the value and its interval; a group
-    of `n` < TOO_FEW cases is drawn (interval and all) but marked too few to tell.
+    of `n` < TOO_FEW cases is drawn (interval and all) but marked too few to tell; `call` is
+    a category's mark from its adjusted test (Bar.call).
     """
     low, high = ci if ci is not None else (None, None)
     text = (fmt_pct if pct else fmt)(value)
     if (interval := fmt_ci(ci, pct=pct)) != NA:
         text += f" {interval}"
-    return Bar(label, value, low, high, text=text, too_few=n is not None and too_few(n))
+    return Bar(label, value, low, high, text=text, too_few=n is not None and too_few(n), call=call)
 
 
 def category_bars(
@@ -62,8 +68,12 @@ def category_bars(
     `marked`, each coloured by its multiplicity-adjusted mark.
     """
     return [
-        replace(
-            bar(f"{name} (n={c.n})", getattr(c, field), getattr(c, f"{field}_ci"), pct=pct, n=c.n),
+        bar(
+            f"{name} (n={c.n})",
+            getattr(c, field),
+            getattr(c, f"{field}_ci"),
+            pct=pct,
+            n=c.n,
             call=c.mark if marked else None,
         )
         for name, c in s.by_category.items()
@@ -190,6 +200,9 @@ def gate_line(s: RunSummary) -> tuple[float, str]:
 
 def pairwise_figures(s: PairwiseSummary, results: Sequence[CaseResult]) -> list[str]:
     """Wins/ties/losses, win rate by category and judge against the gate, biases, length."""
+    # Imported here: only pairwise and calibrate reports draw these (~1.5 ms to import).
+    from judgecli.report import charts
+
     stack = charts.stacked_bar(
         [
             charts.Segment("NEW wins", s.wins, "new"),
@@ -276,6 +289,8 @@ def pairwise_figures(s: PairwiseSummary, results: Sequence[CaseResult]) -> list[
 
 def calibrate_figures(s: CalibrateSummary) -> list[str]:
     """Confusion matrix, reliability diagram, F1 per class."""
+    from judgecli.report import charts
+
     out = []
     if s.confusion is not None:
         labels = s.confusion.labels

@@ -7,6 +7,7 @@ may contain `<script>`.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 
 from judgecli.report import svg
@@ -161,13 +162,21 @@ def worst_cases(results: Sequence[CaseResult]) -> str:
     """The lowest-scored (or failed-the-bar) cases, with the judges' reasoning and, behind
     a <details>, the case's text.
     """
-    ok = [r for r in results if r.status is CaseStatus.OK]
-    graded = [r for r in ok if r.score is not None or r.passed is False]
-    graded.sort(key=lambda r: (r.score is None, r.score or 0.0, r.passed is not False, r.id))
-    if not graded:
+    graded = (
+        r
+        for r in results
+        if r.status is CaseStatus.OK and (r.score is not None or r.passed is False)
+    )
+    # nsmallest is sorted(...)[:WORST] without sorting every case to keep ten.
+    worst = heapq.nsmallest(
+        WORST,
+        graded,
+        key=lambda r: (r.score is None, r.score or 0.0, r.passed is not False, r.id),
+    )
+    if not worst:
         return ""
     items = []
-    for r in graded[:WORST]:
+    for r in worst:
         notes = "".join(
             f"<p><code>{esc(j.model)}</code> {esc(j.verdict.reasoning)} "
             f"<em>{esc(j.verdict.feedback or '')}</em></p>"

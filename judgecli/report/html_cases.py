@@ -9,14 +9,15 @@ the judgements grouped by repeat.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 
 from judgecli.report.cells import NA, fmt, money
+from judgecli.report.escape import HTML, escaped
 from judgecli.report.stability import repeat_text, repeats_text, spread_text
-from judgecli.result import CaseResult, CaseStatus, Judgement, natural_key
+from judgecli.result import CaseResult, CaseStatus, Judgement, Order, natural_key
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.run import RunSummary
+from judgecli.verdict import Position, Verdict
 
 MAX_ROWS = 5000
 """Cases listed in the table (all are in results.jsonl): more make a slow page."""
@@ -36,8 +37,8 @@ CASE_FIELDS = {
 
 
 def esc(text: object) -> str:
-    """Text or attribute value, escaped."""
-    return escape(str(text), quote=True)
+    """Text or attribute value, escaped as html.escape(quote=True) escapes it."""
+    return escaped(str(text), HTML)
 
 
 def verdict_text(r: CaseResult) -> str:
@@ -65,10 +66,17 @@ def case_text_html(r: CaseResult) -> str:
     """
     order = [k for k in CASE_FIELDS if k in r.case] + sorted(r.case.keys() - CASE_FIELDS.keys())
     return "".join(
-        f'<div class="case-field"><h5>{esc(CASE_FIELDS.get(k, k))}</h5>'
-        f"<pre>{esc(capped(r.case[k]))}</pre></div>"
-        for k in order
+        f"{FIELD_HEADS.get(k) or field_head(k)}{esc(capped(r.case[k]))}</pre></div>" for k in order
     )
+
+
+def field_head(label: str) -> str:
+    """The markup that opens one field of a case's text, up to its `<pre>`."""
+    return f'<div class="case-field"><h5>{esc(label)}</h5><pre>'
+
+
+FIELD_HEADS = {k: field_head(label) for k, label in CASE_FIELDS.items()}
+"""field_head of each of CASE_FIELDS, made once rather than for every row."""
 
 
 def label_text(labels: Sequence[str | float] | None) -> str:
@@ -83,35 +91,10 @@ def yes_no(flag: bool | None) -> str:
 
 def judgement_html(j: Judgement) -> str:
     """One judge call: who, what it cost, its verdict and reasoning, and the raw reply."""
-    facts = [
-        j.model,
-        *([f"order {j.order.value}"] if j.order else []),
-        f"{j.prompt_tokens:,} in / {j.completion_tokens:,} out tokens",
-        money(j.cost_usd),
-        f"{j.latency_s:.2f} s",
-        f"{j.attempts} attempt(s)",
-        *(["cached"] if j.cached else []),
-        *([f"repeat {j.repeat}"] if j.repeat is not None else []),
-    ]
-    parts = [f'<p class="muted">{esc(" · ".join(facts))}</p>']
+    parts = [f'<div class="judgement"><p class="muted">{esc(call_facts(j))}</p>']
     if (v := j.verdict) is not None:
-        # A pairwise judge names a slot; say which answer sat there in this order.
-        slots = dict(zip("AB", j.order.value.split("-"), strict=True)) if j.order else {}
-        slot = slots.get(v.winner.value) if v.winner else None
-        winner = v.winner and (f"{v.winner.value} ({slot})" if slot else v.winner.value)
-        said = [
-            f"{k} {val:g}" if isinstance(val, float) else f"{k} {val}"
-            for k, val in (
-                ("score", v.score),
-                ("choice", v.choice),
-                ("winner", winner),
-                ("confidence", v.confidence),
-            )
-            if val is not None
-        ]
-        said += [f"{name} {val:g}" for name, val in v.criteria.items()]
-        parts.append(f"<p><strong>{esc(', '.join(said) or 'verdict')}</strong></p>")
-        parts.append(f"<p>{esc(v.reasoning)}</p>")
+        said = esc(verdict_words(v, j.order))
+        parts.append(f"<p><strong>{said}</strong></p><p>{esc(v.reasoning)}</p>")
         if v.feedback:
             parts.append(f"<p><em>{esc(v.feedback)}</em></p>")
     if j.error:
@@ -120,7 +103,49 @@ def judgement_html(j: Judgement) -> str:
         more = len(j.raw) - RAW_LIMIT
         cut = f"\n… {more:,} more characters in results.jsonl" if more > 0 else ""
         parts.append(f"<pre>{esc(j.raw[:RAW_LIMIT] + cut)}</pre>")
-    return f'<div class="judgement">{"".join(parts)}</div>'
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def call_facts(j: Judgement) -> str:
+    """Who made a call and what it took: `m · 120 in / 40 out tokens · $0.0010 · 0.52 s`."""
+    facts = [j.model]
+    if j.order:
+        facts.append(f"order {j.order.value}")
+    facts += [
+        f"{j.prompt_tokens:,} in / {j.completion_tokens:,} out tokens",
+        money(j.cost_usd),
+        f"{j.latency_s:.2f} s",
+        f"{j.attempts} attempt(s)",
+    ]
+    if j.cached:
+        facts.append("cached")
+    if j.repeat is not None:
+        facts.append(f"repeat {j.repeat}")
+    return " · ".join(facts)
+
+
+def verdict_words(v: Verdict, order: Order | None) -> str:
+    """A verdict's numbers and names in a line: `score 4, confidence 0.8, accuracy 4`."""
+    said = [] if v.score is None else [f"score {v.score:g}"]
+    if v.choice is not None:
+        said.append(f"choice {v.choice}")
+    if v.winner is not None:
+        said.append(f"winner {WINNER_WORDS[order, v.winner]}")
+    if v.confidence is not None:
+        said.append(f"confidence {v.confidence:g}")
+    said += [f"{name} {val:g}" for name, val in v.criteria.items()]
+    return ", ".join(said) or "verdict"
+
+
+def slot_words(order: Order | None, winner: Position) -> str:
+    """`A (old)`: the slot a pairwise judge picked, and which answer sat there in its order."""
+    slot = dict(zip("AB", order.value.split("-"), strict=True)).get(winner.value) if order else None
+    return f"{winner.value} ({slot})" if slot else winner.value
+
+
+WINNER_WORDS = {(order, w): slot_words(order, w) for order in (None, *Order) for w in Position}
+"""slot_words of every order and slot, worked out once rather than for every judgement."""
 
 
 def stability_cell(r: CaseResult) -> str:
@@ -164,13 +189,16 @@ def judgements_html(r: CaseResult) -> list[str]:
 
 def case_row(r: CaseResult, *, pairwise: bool, labelled: bool, repeated: bool, columns: int) -> str:
     """A case's tbody: a summary row, then its text and judgements behind a <details>."""
-    cost = sum(j.cost_usd for j in r.all_judgements)
-    tokens = sum(j.prompt_tokens + j.completion_tokens for j in r.all_judgements)
-    flag = yes_no(r.consistent) if pairwise else yes_no(r.passed)
+    calls = r.all_judgements
+    cost = sum(j.cost_usd for j in calls)
+    tokens = sum(j.prompt_tokens + j.completion_tokens for j in calls)
+    consistent, passed = yes_no(r.consistent), yes_no(r.passed)
+    flag = consistent if pairwise else passed
     winner = r.winner.value if r.winner is not None else "none"
+    status = r.status.value
     cells = [
         f"<code>{esc(r.id)}</code>",
-        f'<span class="{r.status.value}">{r.status.value}</span>',
+        f'<span class="{status}">{status}</span>',
         esc(verdict_text(r)),
     ]
     if labelled:
@@ -202,16 +230,16 @@ def case_row(r: CaseResult, *, pairwise: bool, labelled: bool, repeated: bool, c
         extra.append(f'<p class="muted">decided by the {r.tier.value} judge{said}</p>')
     extra.append(repeats_html(r))
     extra += judgements_html(r)
-    n = len(r.all_judgements)
+    n = len(calls)
     what = f"{n} judgement{'' if n == 1 else 's'}"
     if r.repeats:
         what += f" in {len(r.repeats)} repeats"
-    row = "".join(f"<td>{c}</td>" for c in cells)
+    row = "</td><td>".join(cells)
     stable = f' data-stable="{yes_no(r.stable)}"' if repeated else ""
     return (
-        f'<tbody data-status="{r.status.value}" data-winner="{winner}" '
-        f'data-consistent="{yes_no(r.consistent)}" data-passed="{yes_no(r.passed)}" '
-        f'data-agrees="{yes_no(r.agrees)}"{stable}><tr class="case">{row}</tr>'
+        f'<tbody data-status="{status}" data-winner="{winner}" '
+        f'data-consistent="{consistent}" data-passed="{passed}" '
+        f'data-agrees="{yes_no(r.agrees)}"{stable}><tr class="case"><td>{row}</td></tr>'
         f'<tr class="more"><td colspan="{columns}"><details><summary>'
         f"{'the case and ' + what if r.case else what}</summary>{''.join(extra)}</details>"
         "</td></tr></tbody>"

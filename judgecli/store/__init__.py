@@ -1,8 +1,9 @@
 """The store: the only module that writes files.
 
 A run directory holds results.jsonl (appended and flushed a line at a time, so a crash
-loses at most the line being written), run.json, summary.json and report.md (each
-written whole to a temporary file and renamed, so a reader never sees half a file).
+loses at most the line being written, or lines the reply cache replays for free), run.json,
+summary.json and report.md (each written whole to a temporary file and renamed, so a
+reader never sees half a file).
 """
 
 from __future__ import annotations
@@ -155,10 +156,16 @@ class RunStore:
         return store, previous
 
     def append_result(self, result: CaseResult) -> None:
-        """Append one case line and flush it to the OS (survives a crash of this process)."""
+        """Append one case line and flush it to the OS (survives a crash of this process).
+
+        A case replayed whole from the reply cache stays in the write buffer until the next
+        flush (a paid case, a full buffer, close): a crash loses only lines a re-run replays
+        for free, and a re-run of a finished job makes no write call a case.
+        """
         assert self._results is not None, "store not opened for writing"
         self._results.write(result.model_dump_json(exclude_none=True) + "\n")
-        self._results.flush()
+        if not replayed(result):
+            self._results.flush()
 
     def close(self) -> None:
         """Flush results to disk."""
@@ -328,3 +335,11 @@ def summary_problem(error: ErrorDetails) -> str:
     # Past the tag, the location starts with the command's name: it says which model.
     where = ".".join(str(p) for p in error["loc"][1:])
     return f"{where}: {error['msg']}" if where else error["msg"]
+
+
+def replayed(result: CaseResult) -> bool:
+    """Whether every judge call behind a case was answered by the reply cache (nothing was
+    sent or paid, so nothing is lost if its line is), and it generated no answers.
+    """
+    calls = result.all_judgements
+    return bool(calls) and all(call.cached for call in calls) and not result.attempts

@@ -14,11 +14,10 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgecli.labels import Label, LabelSpace, Value
 from judgecli.result import CaseResult, CaseStatus, Winner
 from judgecli.rubric import RubricKind
 from judgecli.stats.agreement import (
@@ -44,6 +43,10 @@ from judgecli.stats.intervals import Interval
 from judgecli.stats.krippendorff import krippendorff_alpha
 from judgecli.stats.resampling import BatchStatistic, cluster_bootstrap_intervals, clusters_of
 from judgecli.summary.facts import Part, Record
+
+if TYPE_CHECKING:
+    # As in summary.calibrate: annotations only, labels are read where they are used.
+    from judgecli.labels import Label, LabelSpace, Value
 
 PAIRWISE_LABELS: list[Hashable] = [Winner.OLD.value, Winner.NEW.value, Winner.TIE.value]
 

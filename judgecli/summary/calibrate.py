@@ -7,12 +7,12 @@ Also each case's labels beside its verdict, and the disagreements worst first. P
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Literal
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from judgecli.debias import to_winner
-from judgecli.labels import Label, LabelSpace, Value
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import RubricKind
 from judgecli.stats.calibration import (
@@ -39,6 +39,11 @@ from judgecli.summary.facts import (
     SummaryTail,
 )
 from judgecli.summary.head import run_facts
+
+if TYPE_CHECKING:
+    # Labels are read by the calibrate command (and --labels), which imports labels.py; the
+    # report of every run imports this module for CalibrateSummary.
+    from judgecli.labels import Label, LabelSpace, Value
 
 
 class CalibrateNumbers(SummaryHead):
@@ -110,7 +115,7 @@ def majority_labels(labels: list[Label]) -> list[Label]:
     for case_labels in grouped.values():
         ranked = Counter(x.value for x in case_labels).most_common()
         if len(ranked) == 1 or ranked[0][1] > ranked[1][1]:
-            chosen.append(Label(case_labels[0].id, ranked[0][0], "majority", case_labels[0].line))
+            chosen.append(replace(case_labels[0], value=ranked[0][0], annotator="majority"))
     return chosen
 
 

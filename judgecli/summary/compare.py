@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from judgecli.outcomes import OUTCOME
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.stats.intervals import Interval
 from judgecli.stats.paired import discordant, mcnemar_exact, paired_t, wilcoxon_signed_rank
 from judgecli.stats.scores import mean
-from judgecli.summary.pairwise import OUTCOME, PairwiseSummary
+from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.run import RunSummary
 
 

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from judgecli.outcomes import OUTCOME
 from judgecli.result import CaseResult, CaseStatus, Order, Winner
 from judgecli.rubric import Rubric
 from judgecli.stats.agreement import fleiss_kappa, pairwise_cohen_kappas, percent_agreement
@@ -46,7 +47,6 @@ from judgecli.summary.length_control import LengthControlSummary, length_control
 from judgecli.summary.weighted import win_rate_weighted
 from judgecli.verdict import Position
 
-OUTCOME = {Winner.NEW: 1.0, Winner.TIE: 0.5, Winner.OLD: 0.0}
 WINNER_LABELS = [Winner.OLD, Winner.NEW, Winner.TIE]
 
 

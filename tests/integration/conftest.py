@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from judgecli.cli import app
+from judgecli.cli.main import app
 from judgecli.simulator.server import RecordedRequest, SimulatorConfig, SimulatorServer
 from tests.conftest import DATA
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from judgecli.cli import app
+from judgecli.cli.main import app
 from judgecli.store.cache import ReplyCache
 from tests.integration.conftest import REPO, CliRun
 

@@ -192,7 +192,7 @@ def test_a_fully_cached_rerun_never_imports_litellm(run_cli, judge_server, tmp_p
     code = (
         "import sys\n"
         "from typer.testing import CliRunner\n"
-        "from judgecli.cli import app\n"
+        "from judgecli.cli.main import app\n"
         f"args = ['score', {str(EXAMPLE)!r}, '--rubric', 'helpfulness', '--out', 'again',\n"
         f"        '--limit', '4', '--model', 'openai/sim', '--api-base', '{judge_server.url}/v1']\n"
         "result = CliRunner().invoke(app, args)\n"

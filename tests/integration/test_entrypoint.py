@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from judgecli.cli.app import COMMANDS
 from tests.integration.conftest import DATA, score_args
 
 
@@ -32,13 +33,47 @@ NOT_FOR_HELP = ("litellm", "scipy", "numpy", "pydantic", "judgecli.store", "judg
 def test_help_does_not_import_litellm_or_any_model():
     code = (
         "import sys\n"
-        "from judgecli.cli import app\n"
+        "from judgecli.cli.main import app\n"
         "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
         f"print([m for m in {NOT_FOR_HELP!r} if m in sys.modules])\n"
     )
     result = run("-c", code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+# What a plain `judge score` run must not import: the other commands' modules (cli/app.py
+# registers only the command a process runs), their core modules, and what only a branch of
+# score it did not take needs (--labels, --sequential, --workers, --screen, a --batch run).
+NOT_FOR_SCORE = (
+    *(f"judgecli.cli.{name}" for name in COMMANDS if name != "score"),
+    "judgecli.arena",
+    "judgecli.calibrate",
+    "judgecli.drift",
+    "judgecli.pairwise",
+    "judgecli.refine",
+    "judgecli.corrected",
+    "judgecli.labels",
+    "judgecli.sequential",
+    "judgecli.workers",
+    "judgecli.batch_record",
+    "judgecli.escalate",
+)
+
+
+def test_a_score_run_imports_no_other_command(judge_server, tmp_path):
+    args = score_args(judge_server, DATA / "three_cases.jsonl", tmp_path / "run", "--json")
+    code = (
+        "import sys\n"
+        "from judgecli import startup\n"
+        "sys.argv = ['judge', *sys.argv[1:]]\n"
+        "try:\n    startup.main()\n"
+        "except SystemExit as done:\n"
+        f"    found = [m for m in {NOT_FOR_SCORE!r} if m in sys.modules]\n"
+        "    print('RESULT', done.code, found, file=sys.stderr)\n"
+    )
+    result = run("-c", code, *args, env={"OPENAI_API_KEY": "sk-test-dummy"})
+    assert "RESULT 0 []" in result.stderr, result.stderr
 
 
 def test_python_dash_m_shows_help_and_version():
@@ -69,7 +104,7 @@ def test_help_shows_the_defaults_written_into_flag_texts(monkeypatch):
     # Square brackets in a help text are rich markup: "[default: 16]" used to vanish.
     from typer.testing import CliRunner
 
-    from judgecli.cli import app
+    from judgecli.cli.main import app
 
     monkeypatch.setenv("COLUMNS", "250")
     text = CliRunner().invoke(app, ["score", "--help"]).stdout
@@ -81,7 +116,7 @@ def test_help_shows_the_defaults_written_into_flag_texts(monkeypatch):
 def test_judge_offers_shell_completion(monkeypatch):
     from typer.testing import CliRunner
 
-    from judgecli.cli import app
+    from judgecli.cli.main import app
 
     monkeypatch.setenv("COLUMNS", "120")
     text = CliRunner().invoke(app, ["--help"]).stdout
@@ -108,7 +143,7 @@ def test_the_completion_script_completes_commands_and_options(words, expected):
     # What the installed bash function runs on <TAB>.
     from typer.testing import CliRunner
 
-    from judgecli.cli import app
+    from judgecli.cli.main import app
 
     env = {
         "_JUDGE_COMPLETE": "complete_bash",
@@ -122,20 +157,22 @@ def test_the_completion_script_completes_commands_and_options(words, expected):
 
 def watching_gc(judge_step: str, *, report: str = "") -> str:
     """A program that runs the `judge` entry (its argv after the program's) and prints
-    `RESULT <exit code> <whether the collector was on at each call of judging.<judge_step>>`
-    plus `report` (an expression evaluated at exit) on stderr.
+    `RESULT <exit code> <whether the collector was on at each call of judge_step>` plus
+    `report` (an expression evaluated at exit) on stderr. `judge_step` is a function of a
+    judgecli module, as `module.function` (`judging.run_cases`).
     """
+    module, function = judge_step.split(".")
     tail = f", {report}" if report else ""
     return (
         "import gc, sys\n"
-        "import judgecli.judging as judging\n"
+        f"import judgecli.{module} as module\n"
         "from judgecli import startup\n"
         "seen = []\n"
-        f"step = judging.{judge_step}\n"
+        f"step = module.{function}\n"
         "def watched(*a, **k):\n"
         "    seen.append(gc.isenabled())\n"
         "    return step(*a, **k)\n"
-        f"judging.{judge_step} = watched\n"
+        f"module.{function} = watched\n"
         "sys.argv = ['judge', *sys.argv[1:]]\n"
         "try:\n    startup.main()\n"
         "except SystemExit as done:\n"
@@ -149,7 +186,7 @@ def test_the_entry_collects_while_judging_and_imports_no_scipy(judge_server, tmp
     # statistics need no scipy (stats/special.py): its import alone costs ~0.15 s.
     args = score_args(judge_server, DATA / "three_cases.jsonl", tmp_path / "run", "--json")
     report = "gc.get_freeze_count() > 0, any(m.split('.')[0] == 'scipy' for m in sys.modules)"
-    code = watching_gc("run_cases", report=report)
+    code = watching_gc("judging.run_cases", report=report)
     result = run("-c", code, *args, env={"OPENAI_API_KEY": "sk-test-dummy"})
     assert "RESULT 0 [True] True False" in result.stderr, result.stderr
 
@@ -157,13 +194,13 @@ def test_the_entry_collects_while_judging_and_imports_no_scipy(judge_server, tmp
 def test_with_workers_the_parent_collects_while_they_judge(judge_server, tmp_path):
     # The parent only gathers results (no event loop of its own): it must not stay paused.
     args = score_args(judge_server, DATA / "three_cases.jsonl", tmp_path / "run", "--json")
-    code = watching_gc("run_workers")
+    code = watching_gc("workers.run_workers")
     result = run("-c", code, *args, "--workers", "2", env={"OPENAI_API_KEY": "sk-test-dummy"})
     assert "RESULT 0 [True]" in result.stderr, result.stderr
 
 
 def test_the_entry_point_builds_the_named_command_with_its_help_and_errors():
-    # The process builds only the command it is given (cli.app.invoked_only); its help
+    # The process builds only the command it is given (cli.app.app_for); its help
     # and usage errors must read as they do when the whole app is built.
     text = run("-m", "judgecli", "score", "--help", env={"COLUMNS": "200"}).stdout
     assert "score [OPTIONS] {DATASET}" in text

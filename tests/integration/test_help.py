@@ -8,7 +8,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from judgecli.cli import app
+from judgecli.cli.main import app
 from judgecli.flags import (
     CASCADE_FLAGS,
     REPEAT_FLAGS,

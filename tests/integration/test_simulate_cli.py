@@ -11,7 +11,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from judgecli.cli import app
+from judgecli.cli.main import app
 from judgecli.simulator.server import SimulatorConfig
 
 NEW_FLAGS = (

@@ -12,8 +12,9 @@ from typing import get_args
 import pytest
 from typer.testing import CliRunner
 
-from judgecli.cli import app, inputs
+from judgecli.cli import inputs
 from judgecli.cli.flags import judge_flags
+from judgecli.cli.main import app
 from judgecli.config import FailureLimit, Price, RunConfig
 from judgecli.errors import ExitCode
 from judgecli.flags import (

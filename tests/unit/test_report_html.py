@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from html import escape
 from html.parser import HTMLParser
 
@@ -13,7 +15,7 @@ from judgecli.gate import GateSpec, evaluate_gate
 from judgecli.labels import Label, LabelSpace
 from judgecli.report.cells import fmt_ci, fmt_pct, heading
 from judgecli.report.html import render_html
-from judgecli.report.html_cases import MAX_ROWS
+from judgecli.report.html_cases import MAX_ROWS, esc
 from judgecli.report.markdown import gate_note, headline, sections
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, Winner
 from judgecli.rubric import RubricKind
@@ -490,3 +492,32 @@ def test_small_categories_are_too_few_to_tell_in_tables_and_grey_in_charts(rende
     # "all cases" (8 decided) and both categories: none is coloured above or below.
     assert classes == ["point few"] * 3
     assert "too few cases to tell" in forest
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param("""<a href="x" title='y'>&amp;</a>""", id="markup-quotes-entities"),
+        pytest.param("🎉 \x00\x1b[0m\ttab", id="non-bmp-and-control"),
+        pytest.param("", id="empty"),
+        pytest.param(3.5, id="number"),
+        pytest.param(Winner.NEW, id="str-enum"),
+    ],
+)
+def test_esc_escapes_as_html_escape_does(value):
+    assert esc(value) == escape(str(value), quote=True)
+
+
+def test_the_reports_load_no_xml_or_html_library_and_no_chart_a_score_run_lacks():
+    # saxutils imports urllib.request and http.client (~6 ms), ElementTree and html.entities
+    # ~2 ms each: the reports write their markup themselves. The pairwise and calibrate
+    # charts are imported when drawn.
+    code = (
+        "import sys, judgecli.report.html, judgecli.report.junit\n"
+        "print(' '.join(m for m in ('xml.sax.saxutils', 'xml.etree.ElementTree', "
+        "'html.entities', 'judgecli.report.charts') if m in sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.split() == []

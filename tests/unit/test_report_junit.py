@@ -6,7 +6,19 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from judgecli.gate import GateOn, GateResult, GateSpec, evaluate_gate
-from judgecli.report.junit import render_junit
+from judgecli.report.junit import (
+    Ending,
+    JunitCase,
+    Outcome,
+    clean,
+    counts,
+    escape_attr,
+    junit_document,
+    junit_suites,
+    render_junit,
+    seconds,
+    text_element,
+)
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, Winner
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.facts import Usage
@@ -470,3 +482,101 @@ def test_any_reply_text_gives_a_well_formed_document(raw):
 def test_the_same_results_give_the_same_bytes():
     summary_, results = RUNS[2].values
     assert render_junit(summary_, results) == render_junit(summary_, list(results))
+
+
+# --- the writer against ElementTree -------------------------------------------------------
+# render_junit writes its XML as text; before, it built an xml.etree tree and serialised it
+# with ET.indent and ET.tostring. These tests keep that writer as the reference: the bytes
+# must not change, whatever a reply holds.
+
+ADVERSARIAL = [
+    pytest.param("<b>\"bold\"</b> & 'more' > less", id="markup-quotes-ampersand"),
+    pytest.param("text ]]> after a CDATA end", id="cdata-end"),
+    pytest.param("tab\there, newline\nthere, crlf\r\nand cr\r", id="whitespace"),
+    pytest.param("nul\x00 vt\x0b ff\x0c esc\x1b[31mred\x1b[0m", id="control-characters"),
+    pytest.param("lone \ud800 \udfff surrogates, \ufffe\uffff non-characters", id="not-xml"),
+    pytest.param("🎉 𝔘 \U0010fffd beyond the BMP", id="non-bmp"),
+    pytest.param("&amp; &#10; &lt; written as text", id="entities-as-text"),
+    pytest.param("", id="empty"),
+]
+
+
+def etree_document(suites) -> str:
+    """The testsuites as xml.etree writes them: render_junit's writer before it wrote text."""
+    every = [c for _, group in suites for c in group]
+    root = ET.Element("testsuites", counts(every, name="judge"))
+    for name, group in suites:
+        suite = ET.SubElement(root, "testsuite", counts(group, name=name, skipped=True))
+        for case in group:
+            attrs = {"classname": case.classname, "name": case.name, "time": seconds(case.time_s)}
+            element = ET.SubElement(suite, "testcase", attrs)
+            end = case.ending
+            if end.outcome is not Outcome.PASSED:
+                attrs = {"message": clean(end.message or "")}
+                if end.kind is not None:
+                    attrs["type"] = end.kind
+                child = ET.SubElement(element, end.outcome.value, attrs)
+                if end.text:
+                    child.text = clean(end.text)
+            if end.out:
+                ET.SubElement(element, "system-out").text = clean(end.out)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+
+
+@pytest.mark.parametrize("value", ADVERSARIAL)
+def test_text_and_attributes_are_escaped_as_elementtree_escapes_them(value):
+    element = ET.Element("e", {"a": value})
+    element.text = value
+    assert text_element("e", f' a="{escape_attr(value)}"', value) == ET.tostring(element, "unicode")
+
+
+def adversarial_results(value):
+    """Every kind of case, with `value` in each text a user or a judge writes."""
+    return [
+        scored(f"s {value}", 2, False, category=f"cat {value}", reasoning=value),
+        scored(f"n {value}", 3, None, reasoning=value),
+        chosen(f"b {value}", f"NO {value}", False),
+        failed(f"f {value}", raw=value, error=value),
+        compared(f"w {value}", Winner.OLD, ("A", "B")),
+        compared(f"x {value}", None, ("A", "A"), consistent=False),
+    ]
+
+
+@pytest.mark.parametrize(("summary_", "results"), RUNS)
+def test_each_run_gives_the_bytes_elementtree_gives(summary_, results):
+    suites = junit_suites(summary_, results)
+    assert junit_document(suites) == etree_document(suites)
+
+
+@pytest.mark.parametrize("value", ADVERSARIAL)
+def test_any_text_gives_the_bytes_elementtree_gives(value):
+    for summary_ in (summary(), summary("calibrate", value), summary(incomplete=value)):
+        suites = junit_suites(summary_, adversarial_results(value))
+        assert junit_document(suites) == etree_document(suites)
+    # Every field at once, unchecked by the case builders; and an empty suite.
+    cases = [
+        JunitCase(value, value, 1.5, Ending(Outcome.FAILURE, value, value, value, value)),
+        JunitCase(value, value, 0.0, Ending(Outcome.ERROR, value, None, value)),
+        JunitCase(value, value, 0.0, Ending(Outcome.SKIPPED, value)),
+        JunitCase(value, value, 0.0, Ending(out=value)),
+        JunitCase(value, value, 0.0),
+    ]
+    suites = [(value, cases), ("empty", [])]
+    assert junit_document(suites) == etree_document(suites)
+
+
+@pytest.mark.parametrize("value", ADVERSARIAL)
+def test_any_text_parses_back_as_written_less_what_xml_cannot_hold(value):
+    root = parse(summary(), adversarial_results(value))
+    kept = clean(value)
+    cases = cases_by_name(root)
+    # Attribute values keep their tabs, newlines and CRs (written as character references).
+    assert child(cases[f"b {kept}"], "failure").attrib["message"] == f"choice NO {kept}"
+    assert cases[f"s {kept}"].attrib["classname"] == "judge.score.helpfulness." + (
+        re.sub(r"[^\w-]+", "-", f"cat {kept}").strip("-")
+    )
+    # Text is read with its line ends normalised to "\n", as XML parsers do.
+    newlines = kept.replace("\r\n", "\n").replace("\r", "\n")
+    assert newlines in text(cases[f"s {kept}"], "failure")
+    assert f"raw reply:\n{newlines}" in text(cases[f"f {kept}"], "error")

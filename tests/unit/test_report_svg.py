@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from xml.sax import saxutils
 
 import pytest
 
@@ -314,3 +315,27 @@ def test_values_outside_the_domain_are_clamped_to_it():
     assert scale(-1.0) == 10.0
     assert scale(2.0) == 110.0
     assert scale(0.25) == 35.0
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param("<b>x</b> & y > z", id="markup-and-ampersand"),
+        pytest.param('say "hi"', id="double-quotes"),
+        pytest.param("it's", id="single-quote"),
+        pytest.param("""both " and '""", id="both-quotes"),
+        pytest.param("tab\tnewline\ncr\r", id="whitespace"),
+        pytest.param("&amp; &#10; written as text", id="entities-as-text"),
+        pytest.param("🎉 \x1b[0m", id="non-bmp-and-control"),
+        pytest.param("", id="empty"),
+    ],
+)
+def test_text_and_attributes_are_escaped_as_saxutils_escapes_them(value):
+    # svg writes saxutils's two functions out rather than import it (it imports urllib).
+    assert svg.escape(value) == saxutils.escape(value)
+    assert svg.quoteattr(value) == saxutils.quoteattr(value)
+    assert svg.el("text", value, title=value) == (
+        f"<text title={saxutils.quoteattr(value)}>{saxutils.escape(value)}</text>"
+        if value
+        else f"<text title={saxutils.quoteattr(value)}/>"
+    )

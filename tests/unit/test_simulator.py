@@ -18,7 +18,7 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from judgecli.cli import app
+from judgecli.cli.main import app
 from judgecli.errors import ConfigError, DatasetError
 from judgecli.prompt import fence
 from judgecli.simulator.config import JudgeProfile, parse_profiles

@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from judgecli.cli import app
+from judgecli.cli.main import app
 from judgecli.simulator.batch_input import BatchLine, read_batch_input
 from judgecli.simulator.batches import (
     Batch,

@@ -13,7 +13,7 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from judgecli.cli import app
+from judgecli.cli.main import app
 from judgecli.errors import ConfigError
 from judgecli.simulator.config import JudgeProfile, SimulatorConfig, parse_profiles
 from judgecli.simulator.jitter import GUESS_REASONING, request_key

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from judgecli.errors import InputError
-from judgecli.result import CaseResult, CaseStatus
+from judgecli.result import CaseResult, CaseStatus, Judgement
 from judgecli.store import RESULTS, RunStore, default_run_dir, read_results
 
 
@@ -56,3 +56,21 @@ def test_default_run_dir_is_sortable_utc_command_rubric():
 
     path = default_run_dir("score", "helpfulness", now=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
     assert str(path) == "runs/20260102T030405Z-score-helpfulness"
+
+
+def judged(i: str, *, cached: bool) -> CaseResult:
+    call = Judgement(model="m", order=None, attempts=0 if cached else 1, cached=cached)
+    return result(i).model_copy(update={"judgements": [call]})
+
+
+def test_a_paid_case_is_flushed_at_once_and_replayed_ones_with_it(tmp_path):
+    store = RunStore.create(tmp_path / "run")
+    path = tmp_path / "run" / RESULTS
+    store.append_result(judged("replayed", cached=True))
+    # Nothing was paid for it: it may wait in the buffer (a crash costs nothing).
+    assert path.read_text() == ""
+    store.append_result(judged("paid", cached=False))
+    assert [r.id for r in read_results(path)] == ["replayed", "paid"]
+    store.append_result(judged("again", cached=True))
+    store.close()
+    assert [r.id for r in read_results(path)] == ["replayed", "paid", "again"]

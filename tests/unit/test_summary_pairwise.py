@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import pytest
 
+from judgecli.outcomes import OUTCOME
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, Winner
 from judgecli.rubric_file import parse_rubric
 from judgecli.stats.pairwise import win_rate_bootstrap_interval
-from judgecli.summary.pairwise import OUTCOME, summarize_pairwise
+from judgecli.summary.pairwise import summarize_pairwise
 from judgecli.verdict import Position, Verdict
 
 RUBRIC = parse_rubric(

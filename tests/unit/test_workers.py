@@ -37,11 +37,10 @@ from judgecli.judge.formats import FormatMode
 from judgecli.judging import ended_warnings, merged_formats
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.runner import ResultSink
+from judgecli.share import ShareEnd, Stop
 from judgecli.workers import (
     Outbox,
     Parent,
-    ShareEnd,
-    Stop,
     describe_shares,
     run_workers,
     worker_config,

@@ -1,0 +1,61 @@
+"""How a share of a run's judging ended: the whole run's, judged in this process, or one
+--workers process's cases (`ShareEnd`), with the error that stopped it carried to the parent
+(`Stop`). Apart from workers.py, which forks the processes: a run in one process (most
+runs) then imports neither multiprocessing nor the workers' machinery.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+
+from judgecli import errors
+from judgecli.errors import JudgeError, RunIncompleteError
+
+
+@dataclass
+class ShareEnd:
+    """How one share's judging ended: what it warned of, the response format each judge
+    ended with, and the error that stopped a worker (None: it judged all it was given).
+    """
+
+    warnings: list[str] = field(default_factory=list)
+    formats: dict[str, str] = field(default_factory=dict)
+    unpriced: list[str] = field(default_factory=list)
+    stop: Stop | None = None
+
+
+@dataclass(frozen=True)
+class Stop:
+    """An error that ended a worker, carried to the parent (exceptions of ours do not all
+    pickle: DatasetError's constructor takes other arguments).
+    """
+
+    kind: str
+    message: str
+    hint: str | None = None
+
+    @classmethod
+    def of(cls, error: BaseException) -> Stop:
+        """The error as a Stop; a crash (a bug) keeps its traceback."""
+        if isinstance(error, JudgeError):
+            return cls(type(error).__name__, error.message, error.hint)
+        if isinstance(error, KeyboardInterrupt):  # Terminated too
+            return cls("RunInterruptedError", "interrupted: finished cases are saved")
+        text = "".join(traceback.format_exception(error)).rstrip()
+        return cls("crash", f"a worker crashed:\n{text}")
+
+    def error(self) -> BaseException:
+        """The error again, as its own class."""
+        kind = getattr(errors, self.kind, None)
+        if not (isinstance(kind, type) and issubclass(kind, JudgeError)):
+            return RuntimeError(self.message)
+        rebuilt = kind.__new__(kind)
+        JudgeError.__init__(rebuilt, self.message, hint=self.hint)
+        return rebuilt
+
+    @property
+    def drains(self) -> bool:
+        """Whether the other workers finish their cases in flight (see RunIncompleteError)."""
+        error = self.error()
+        return isinstance(error, RunIncompleteError) and error.drains
