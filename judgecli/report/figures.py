@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import assert_never
 
 from judgecli.report import forest, svg
+from judgecli.report.bars import bar_chart, histogram
 from judgecli.report.cells import NA, fmt, fmt_ci, fmt_pct
 from judgecli.report.decision import calls_legend
 from judgecli.report.html_cases import esc
@@ -102,7 +103,7 @@ def score_figures(s: ScoreNumbers, results: Sequence[CaseResult]) -> list[str]:
     out = []
     scale = scale_of(s.distribution)
     if s.distribution:
-        chart = svg.histogram(s.distribution, title="score distribution")
+        chart = histogram(s.distribution, title="score distribution")
         out.append(
             figure(
                 chart,
@@ -114,17 +115,17 @@ def score_figures(s: ScoreNumbers, results: Sequence[CaseResult]) -> list[str]:
         values = [r.criteria[name] for r in ok if name in r.criteria]
         if values:
             counts = {f"{v:g}": n for v, n in sorted(Counter(values).items())}
-            chart = svg.histogram(counts, title=f"{name}: score distribution")
+            chart = histogram(counts, title=f"{name}: score distribution")
             out.append(figure(chart, f"{name}: mean {fmt(c.mean)} {fmt_ci(c.mean_ci)}."))
     if s.choices:
         bars = [Bar(choice, float(n), text=str(n)) for choice, n in s.choices.items()]
-        out.append(figure(svg.bar_chart(bars, title="choices"), "Cases per verdict."))
+        out.append(figure(bar_chart(bars, title="choices"), "Cases per verdict."))
     if s.pass_rate is not None:
         rows = [
             bar("all cases", s.pass_rate, s.pass_rate_ci, pct=True),
             *category_bars(s, "pass_rate", pct=True),
         ]
-        chart = svg.bar_chart(rows, title="pass rate", domain=(0.0, 1.0), tick_format=svg.percent)
+        chart = bar_chart(rows, title="pass rate", domain=(0.0, 1.0), tick_format=svg.percent)
         out.append(
             figure(chart, "Pass rate with its 95% Wilson interval, overall and by category.")
         )
@@ -172,7 +173,7 @@ def stability_figures(s: RunSummary) -> list[str]:
         label, line = f"gate {gate.threshold:.0%}", "the stability gate's bar"
     elif s.stability is not None:
         label, line = f"all {fmt_pct(s.stability)}", "the share over all cases"
-    chart = svg.bar_chart(
+    chart = bar_chart(
         bars,
         title="judge stability by category",
         domain=(0.0, 1.0),
@@ -248,7 +249,7 @@ def pairwise_figures(s: PairwiseSummary, results: Sequence[CaseResult]) -> list[
     ]
     if s.length is not None:
         biases.append(bar("longer answer wins", s.length.longer_wins_rate, None, pct=True))
-    chart = svg.bar_chart(
+    chart = bar_chart(
         biases,
         title="judge biases",
         domain=(0.0, 1.0),
@@ -321,6 +322,6 @@ def calibrate_figures(s: CalibrateSummary) -> list[str]:
         )
     if s.per_class:
         bars = [Bar(str(k), c.f1, text=fmt(c.f1)) for k, c in s.per_class.items()]
-        chart = svg.bar_chart(bars, title="F1 per class", domain=(0.0, 1.0))
+        chart = bar_chart(bars, title="F1 per class", domain=(0.0, 1.0))
         out.append(figure(chart, f"Macro F1 {fmt(s.macro_f1)}."))
     return out

@@ -8,6 +8,7 @@ from xml.sax import saxutils
 import pytest
 
 from judgecli.report import forest, svg
+from judgecli.report.bars import bar_chart, histogram
 from judgecli.report.charts import Segment, heat_map, reliability_diagram, scatter, stacked_bar
 from judgecli.report.svg import Bar
 from judgecli.stats.calibration import ReliabilityBin
@@ -36,11 +37,9 @@ def texts(root):
 
 
 BUILDERS = [
-    pytest.param(lambda: svg.bar_chart([Bar("a", 0.4, 0.2, 0.6)], title="t"), id="hbar"),
-    pytest.param(
-        lambda: svg.bar_chart([Bar("a", 3.0, 2.0, 4.0)], title="t", vertical=True), id="vbar"
-    ),
-    pytest.param(lambda: svg.histogram({"1": 2, "2": 0, "3": 5}, title="t"), id="histogram"),
+    pytest.param(lambda: bar_chart([Bar("a", 0.4, 0.2, 0.6)], title="t"), id="hbar"),
+    pytest.param(lambda: bar_chart([Bar("a", 3.0, 2.0, 4.0)], title="t", vertical=True), id="vbar"),
+    pytest.param(lambda: histogram({"1": 2, "2": 0, "3": 5}, title="t"), id="histogram"),
     pytest.param(
         lambda: forest.forest_plot([Bar("a", 0.7, 0.5, 0.9)], title="t", reference=0.55),
         id="forest",
@@ -62,7 +61,7 @@ BUILDERS = [
         ),
         id="scatter",
     ),
-    pytest.param(lambda: svg.bar_chart([], title="t"), id="empty-bars"),
+    pytest.param(lambda: bar_chart([], title="t"), id="empty-bars"),
     pytest.param(lambda: stacked_bar([Segment("w", 0, "new")], title="t"), id="empty-stack"),
     pytest.param(lambda: reliability_diagram([], title="t"), id="empty-reliability"),
 ]
@@ -86,7 +85,7 @@ def test_output_is_deterministic_and_self_contained(build):
 
 def test_horizontal_bar_lengths_are_proportional_to_the_values():
     root = parse(
-        svg.bar_chart([Bar("a", 0.2), Bar("b", 0.5), Bar("c", 1.0)], title="t", domain=(0.0, 1.0))
+        bar_chart([Bar("a", 0.2), Bar("b", 0.5), Bar("c", 1.0)], title="t", domain=(0.0, 1.0))
     )
     rects = by_class(root, "rect", "bar")
     widths = [f(r, "width") for r in rects]
@@ -97,7 +96,7 @@ def test_horizontal_bar_lengths_are_proportional_to_the_values():
 
 def test_interval_whiskers_end_at_the_interval_bounds():
     root = parse(
-        svg.bar_chart([Bar("full", 1.0), Bar("b", 0.5, 0.3, 0.6)], title="t", domain=(0.0, 1.0))
+        bar_chart([Bar("full", 1.0), Bar("b", 0.5, 0.3, 0.6)], title="t", domain=(0.0, 1.0))
     )
     full = by_class(root, "rect", "bar")[0]
     x0, unit = f(full, "x"), f(full, "width")
@@ -109,7 +108,7 @@ def test_interval_whiskers_end_at_the_interval_bounds():
 
 def test_bars_are_labelled_with_their_text_or_value():
     root = parse(
-        svg.bar_chart(
+        bar_chart(
             [Bar("win rate", 0.767, 0.65, 0.883, text="76.7% [65.0%, 88.3%]"), Bar("plain", 3.0)],
             title="t",
         )
@@ -121,7 +120,7 @@ def test_bars_are_labelled_with_their_text_or_value():
 
 def test_vertical_bar_heights_are_proportional_and_whiskers_vertical():
     root = parse(
-        svg.bar_chart(
+        bar_chart(
             [Bar("a", 2.0, 1.0, 3.0), Bar("b", 4.0)], title="t", domain=(0.0, 4.0), vertical=True
         )
     )
@@ -136,7 +135,7 @@ def test_vertical_bar_heights_are_proportional_and_whiskers_vertical():
 
 
 def test_histogram_draws_each_count_in_order():
-    root = parse(svg.histogram({"1": 2, "2": 0, "3": 6}, title="t"))
+    root = parse(histogram({"1": 2, "2": 0, "3": 6}, title="t"))
     rects = by_class(root, "rect", "bar")
     assert [f(r, "height") / f(rects[2], "height") for r in rects] == pytest.approx([1 / 3, 0, 1])
     xs = [f(r, "x") for r in rects]
@@ -267,7 +266,7 @@ def test_scatter_places_points_by_value_and_lane():
 def test_user_text_is_escaped_and_survives_parsing():
     nasty = '<script>alert("x")</script> & co'
     drawn = [
-        svg.bar_chart([Bar(nasty, 0.5, text=nasty)], title=nasty),
+        bar_chart([Bar(nasty, 0.5, text=nasty)], title=nasty),
         forest.forest_plot([Bar(nasty, 0.5)], title=nasty, reference=0.5, reference_label=nasty),
         heat_map([nasty], [nasty], [[1]], title=nasty, row_title=nasty, column_title=nasty),
         stacked_bar([Segment(nasty, 1, "new")], title=nasty),
