@@ -64,6 +64,14 @@ def duration(seconds: float) -> str:
     return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
 
 
+def per_second(rate: float) -> str:
+    """A rate as a log reads it: two significant digits below 100 (0.029, 2.4, 37), whole
+    numbers above (a cached re-run does thousands a second: 2,140, not 2.1e+03).
+    """
+    # 99.5 and up would round to 100, which .2g writes as 1e+02.
+    return f"{rate:.2g}" if rate < 99.5 else f"{rate:,.0f}"
+
+
 def progress_line(tally: Tally, elapsed: float, *, final: bool, stopped: bool = False) -> str:
     """One plain progress line (final: how long it took instead of the ETA; stopped: the
     run ended early, by an error or an interrupt).
@@ -78,7 +86,7 @@ def progress_line(tally: Tally, elapsed: float, *, final: bool, stopped: bool = 
     else:
         timing = "ETA unknown"
     return (
-        f"judging: {count}/{tally.total} ({share:.0%}), {rate:.2g}/s, {timing}, "
+        f"judging: {count}/{tally.total} ({share:.0%}), {per_second(rate)}/s, {timing}, "
         f"{tally.failed} failed, ${tally.cost:.4f}"
     )
 

@@ -8,7 +8,7 @@ import io
 import pytest
 from rich.console import Console
 
-from judgecli.cli.progress import RunProgress, Tally, duration, progress_line
+from judgecli.cli.progress import RunProgress, Tally, duration, per_second, progress_line
 from judgecli.result import CaseResult, CaseStatus, Judgement
 
 
@@ -153,3 +153,27 @@ def test_a_run_that_stops_early_says_so_in_its_last_line():
     progress.case_done(result())
     progress.__exit__(KeyboardInterrupt, KeyboardInterrupt(), None)
     assert lines_of(buffer) == ["judging: 1/10 (10%), 0.33/s, stopped after 3s, 0 failed, $0.0010"]
+
+
+# Found trying a wheel (2026-11-24): a cached re-run of 3 cases logged "1e+02/s".
+@pytest.mark.parametrize(
+    ("rate", "shown"),
+    [
+        (0.0, "0"),
+        (0.029, "0.029"),
+        (2.44, "2.4"),
+        (37.4, "37"),
+        (99.4, "99"),
+        (99.7, "100"),
+        (100.0, "100"),
+        (123.4, "123"),
+        (2140.6, "2,141"),
+    ],
+)
+def test_per_second(rate, shown):
+    assert per_second(rate) == shown
+
+
+def test_a_fast_run_logs_its_rate_in_whole_numbers():
+    line = progress_line(Tally(total=2000, done=2000), 0.5, final=True)
+    assert line == "judging: 2000/2000 (100%), 4,000/s, in 0s, 0 failed, $0.0000"
