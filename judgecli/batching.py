@@ -42,12 +42,18 @@ from judgecli.judge.cached import CachedJudge
 from judgecli.judge.client import LiteLLMClient
 from judgecli.judge.failures import describe
 from judgecli.judge.protocol import JudgeClient, JudgeReply, JudgeRequest
-from judgecli.judge.provider import check_endpoints, close_clients, import_litellm
+from judgecli.judge.provider import (
+    check_endpoints,
+    close_clients,
+    close_dropped_clients,
+    import_litellm,
+)
 from judgecli.judging import make_client
 from judgecli.run import now_iso, open_run
 from judgecli.runner import run_sync
 from judgecli.store import BATCH_INFO, RunStore, read_run_info
 from judgecli.store.cache import ReplyCache
+from judgecli.store.lock import hold_run_dir
 
 if TYPE_CHECKING:
     from judgecli.job import Job
@@ -170,6 +176,7 @@ async def submit(job: Job[Any, Any], store: RunStore, litellm: Any) -> BatchReco
         ) from None
     finally:
         await online.aclose()
+        await close_dropped_clients()
     return record
 
 
@@ -212,6 +219,10 @@ def collect_batches(
     all have (checking every `poll_s` seconds), else RunIncompleteError (exit 3) while any
     is still running.
     """
+    read_record(run_dir)  # a --batch run at all, before its lock is made
+    # One writer at a time, from the first download to the run's end (the resume that
+    # finishes it runs in this process, under the same lock).
+    hold_run_dir(run_dir)
     record = read_record(run_dir)
     while True:
         record = run_sync(refresh(run_dir, record, on_status))
@@ -263,6 +274,7 @@ async def refresh(
         ) from None
     finally:
         await close_clients(litellm)
+        await close_dropped_clients()
     return record
 
 

@@ -7,7 +7,7 @@ humans, every graded case lends the judge's verdicts for precision.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +15,25 @@ from judgecli.labels import Label, LabelSpace, check_labels_match, read_labels
 from judgecli.outcomes import case_value, human_means
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
-from judgecli.stats.ppi import labels_needed, ppi_mean
-from judgecli.summary.facts import CorrectedEstimate, GateMetric
+from judgecli.stats.interval_rule import (
+    Bounded,
+    NoIntervalKind,
+    NoIntervalReasons,
+    proportion_interval,
+    reason,
+    within,
+)
+from judgecli.stats.intervals import Interval
+from judgecli.stats.ppi import CorrectedMean, labels_needed, ppi_mean
+from judgecli.summary.facts import CorrectedEstimate
+from judgecli.summary.gate_records import GateMetric
+
+RATE_METRICS = frozenset({GateMetric.WIN_RATE, GateMetric.PASS_RATE})
+"""The corrected numbers that are proportions (a corrected mean score is not)."""
+NO_SPREAD = reason(
+    NoIntervalKind.NO_SPREAD,
+    "every human label, and every judge verdict the corrected estimate rests on, is alike",
+)
 
 
 @dataclass(frozen=True)
@@ -55,6 +72,8 @@ def corrected_estimate(
     y_hat = [judged[case_id] for case_id in labelled]
     unlabelled = [v for case_id, v in judged.items() if case_id not in humans]
     found = ppi_mean(y, y_hat, unlabelled)
+    if found.estimate is not None and metric in RATE_METRICS:
+        found = replace(found, ci=rate_interval(found))
     low, high = found.ci
     target = more = None
     if low is not None and high is not None:
@@ -73,22 +92,42 @@ def corrected_estimate(
     )
 
 
+def rate_interval(found: CorrectedMean) -> Interval:
+    """A corrected proportion's interval: PPI++'s normal interval within [0, 1]; without
+    one (no spread: every label and labelled verdict alike, so λ = 0 and the estimate is
+    the labels' own share), Wilson's over the labels.
+    """
+    if found.ci[0] is not None:
+        return within(found.ci, (0.0, 1.0))
+    n = found.n_labeled
+    return proportion_interval(min(max((found.estimate or 0.0) * n, 0.0), n), n)
+
+
 def corrected_fields(
-    results: Sequence[CaseResult], human: HumanLabels, metrics: Sequence[GateMetric]
+    results: Sequence[CaseResult],
+    human: HumanLabels,
+    metrics: Sequence[GateMetric],
+    *,
+    no_interval: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The summary's `<metric>_corrected`, `<metric>_corrected_ci` and `corrections`
-    for each metric the labels speak to.
+    for each metric the labels speak to, and its `no_interval` (the summary's own,
+    `no_interval`, with why a corrected mean has no interval when it has none).
     """
     fields: dict[str, Any] = {}
     details: dict[str, CorrectedEstimate] = {}
+    reasons = NoIntervalReasons(dict(no_interval or {}))
     for metric in metrics:
         humans = human_means(human.labels, metric, human.space, human.pass_at)
         found = corrected_estimate(results, metric, humans)
         if found is None:
             continue
         details[metric.value] = found
-        fields[f"{metric.value}_corrected"] = found.corrected
-        fields[f"{metric.value}_corrected_ci"] = found.ci
+        key = f"{metric.value}_corrected"
+        fields[key] = found.corrected
+        why = NO_SPREAD if found.ci[0] is None else None
+        fields[f"{key}_ci"] = reasons.ci(key, found.corrected, Bounded(found.ci, why))
     if details:
         fields["corrections"] = details
+    fields["no_interval"] = reasons.mapping()
     return fields

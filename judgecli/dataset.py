@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,16 +26,18 @@ from judgecli.conversation import (
     render_turns,
 )
 from judgecli.errors import DatasetError
+from judgecli.jsonl import iter_lines, parse_object
 from judgecli.sampling import SampleSize, Selector
 from judgecli.shard import Shard
 
 T = TypeVar("T")
-BOM = b"\xef\xbb\xbf"
 KNOWN_FIELDS = ("id", "input", "output", "reference", "context", "category", "messages")
 TEXT_FIELDS = ("input", "output", "reference", "category")
 # Rubric fields (`requires`) a conversation's `messages` gives a case: the last user turn
 # before the answer graded, the answer, and the turns before it.
 FROM_MESSAGES = frozenset({"input", "output", "conversation"})
+CASE_EXAMPLE = '{"id": "q1", "input": "What is 2+2?", "output": "4"}'
+"""One case as a JSONL line, for hints."""
 
 
 class Case(BaseModel):
@@ -113,70 +115,22 @@ def parse_field_map(pairs: list[str]) -> dict[str, str]:
                 "--field", None, f"{pair!r} is not NAME=COLUMN", hint="e.g. --field output=answer"
             )
         if ours not in KNOWN_FIELDS:
-            raise DatasetError("--field", None, f"{ours!r} is not a case field {KNOWN_FIELDS}")
+            raise DatasetError(
+                "--field",
+                None,
+                f"{ours!r} is not a case field {KNOWN_FIELDS}",
+                hint="--field NAME=COLUMN names a case field first, then your file's column: "
+                "e.g. --field output=answer",
+            )
         mapping[ours] = theirs
     return mapping
-
-
-def iter_lines(path: Path) -> Iterator[tuple[int, int, str]]:
-    """Yield (line number, byte offset, decoded text) for each non-blank line; BOM and CRLF
-    tolerated.
-    """
-    with open_input(path, "rb") as handle:
-        offset = 0
-        for number, raw in enumerate(handle, start=1):
-            start, offset = offset, offset + len(raw)
-            text = decode_line(
-                path, number, raw[3:] if number == 1 and raw.startswith(BOM) else raw
-            )
-            if text.strip():
-                yield number, start, text
-
-
-def open_input(path: Path, mode: str, **kwargs: Any) -> IO[Any]:
-    """`path` opened for reading, or a DatasetError naming it (missing, unreadable)."""
-    try:
-        return path.open(mode, **kwargs)
-    except FileNotFoundError:
-        raise DatasetError(path, None, "no such file") from None
-    except OSError as err:
-        raise DatasetError(path, None, f"cannot read: {err.strerror}") from None
-
-
-def decode_line(path: Path, number: int, raw: bytes) -> str:
-    """A line's bytes as text, or a DatasetError naming the line."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise DatasetError(
-            path, number, f"not UTF-8 (byte {err.start + 1})", hint="save the file as UTF-8"
-        ) from None
-
-
-def read_line_at(path: Path, number: int, offset: int) -> str:
-    """The text of line `number`, which starts at byte `offset` (found by an earlier scan)."""
-    with path.open("rb") as handle:
-        handle.seek(offset)
-        raw = handle.readline()
-    return decode_line(path, number, raw[3:] if number == 1 and raw.startswith(BOM) else raw)
-
-
-def parse_object(path: Path, number: int, text: str) -> dict[str, Any]:
-    """One JSONL line as a JSON object, or a DatasetError naming file:line."""
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise DatasetError(path, number, f"invalid JSON: {err.msg} (column {err.colno})") from None
-    if not isinstance(obj, dict):
-        raise DatasetError(path, number, f"expected a JSON object, got {type(obj).__name__}")
-    return obj
 
 
 def parse_case(
     path: Path, number: int, text: str, *, field_map: Mapping[str, str], requires: list[str]
 ) -> Case:
     """Turn one JSON line into a Case, or raise DatasetError naming file:line and the fix."""
-    obj = parse_object(path, number, text)
+    obj = parse_object(path, number, text, example=CASE_EXAMPLE)
     values: dict[str, Any] = {}
     for name in KNOWN_FIELDS:
         key = field_map.get(name, name)
@@ -186,12 +140,15 @@ def parse_case(
     if case_id is None:
         case_id = f"line-{number}"
     elif isinstance(case_id, bool) or not isinstance(case_id, str | int):
-        raise DatasetError(path, number, f'"id" must be a string or integer, got {case_id!r}')
+        raise DatasetError(
+            path,
+            number,
+            f'"id" must be a string or integer, got {case_id!r}',
+            hint='write the id as a string, e.g. "id": "q1"',
+        )
     for name in TEXT_FIELDS:
         if name in values and values[name] is not None and not isinstance(values[name], str):
-            raise DatasetError(
-                path, number, f'"{name}" must be a string, got {type(values[name]).__name__}'
-            )
+            raise not_text(path, number, name, field_map.get(name, name), values[name])
     if "messages" in values:
         values["messages"] = conversation_turns(path, number, values)
     context = values.get("context")
@@ -200,7 +157,12 @@ def parse_case(
     elif context is not None and not (
         isinstance(context, list) and all(isinstance(p, str) for p in context)
     ):
-        raise DatasetError(path, number, '"context" must be a string or a list of strings')
+        raise DatasetError(
+            path,
+            number,
+            '"context" must be a string or a list of strings',
+            hint='e.g. "context": "a passage" or "context": ["passage 1", "passage 2"]',
+        )
     for name in requires:
         # An empty string (a refusal, a truncated answer) is data to grade, not a missing
         # field: only an absent key or null is refused.
@@ -233,6 +195,23 @@ def parse_case(
                 hint=f'write "" for an empty {name} (it is judged as given), or drop the case',
             )
     return Case(id=str(case_id), metadata=obj, line=number, **values)
+
+
+def not_text(path: Path, number: int, name: str, key: str, value: object) -> DatasetError:
+    """A text field (input, output, reference, category; `key` in the file) holding another
+    JSON type.
+    """
+    kind = type(value).__name__
+    if isinstance(value, list | dict) and name in ("input", "output"):
+        hint = (
+            f'write "{key}" as one text; a conversation goes in "messages": '
+            '[{"role": "user", "content": "..."}, {"role": "assistant", "content": "..."}]'
+        )
+    elif isinstance(value, list | dict):
+        hint = f'write "{key}" as one text, e.g. "{key}": "some text"'
+    else:
+        hint = f"write it as text: {json.dumps(key)}: {json.dumps(json.dumps(value))}"
+    return DatasetError(path, number, f'"{key}" must be a string, got {kind}', hint=hint)
 
 
 def conversation_turns(path: Path, number: int, values: dict[str, Any]) -> list[Turn] | None:
@@ -323,7 +302,7 @@ def scan_dataset(
         if only is None or case.id in only:
             selector.offer(number)
     if not first_line:
-        raise DatasetError(path, None, "no cases (the file is empty)")
+        raise no_cases(path)
     lines = selector.chosen(key=int)
     if shard is not None:
         ids = {line: case_id for case_id, line in first_line.items()}
@@ -333,6 +312,16 @@ def scan_dataset(
     )
     return DatasetScan(
         path=path, lines=lines, total=len(first_line), warnings=warnings + empty.warnings(lines)
+    )
+
+
+def no_cases(path: Path) -> DatasetError:
+    """A dataset without a case (empty, or only blank lines)."""
+    return DatasetError(
+        path,
+        None,
+        "no cases (the file is empty)",
+        hint=f"a dataset holds one case per line, e.g. {CASE_EXAMPLE}",
     )
 
 
@@ -385,6 +374,6 @@ def scan_labelled_cases(
                 hint="every label line of a case must carry the same input and output",
             )
     if not first:
-        raise DatasetError(path, None, "no cases (the file is empty)")
+        raise no_cases(path)
     lines = sorted(c.line for c in first.values())
     return DatasetScan(path=path, lines=lines, total=len(lines), warnings=empty.warnings(lines))

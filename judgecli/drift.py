@@ -30,7 +30,8 @@ from judgecli.repeats import DROPPED, SPLIT
 from judgecli.result import CaseResult, CaseStatus, natural_key
 from judgecli.rubric import RubricKind
 from judgecli.stats.agreement import cohen_kappa
-from judgecli.stats.intervals import Interval, wilson_interval
+from judgecli.stats.interval_rule import mean_interval, proportion_interval
+from judgecli.stats.intervals import Interval
 from judgecli.stats.paired import paired_t
 from judgecli.stats.scores import mean
 from judgecli.summary.drift import (
@@ -42,7 +43,7 @@ from judgecli.summary.drift import (
     Flip,
     LeftOut,
 )
-from judgecli.summary.facts import GateMetric
+from judgecli.summary.gate_records import GateMetric
 
 PASS, FAIL = "pass", "fail"
 WINNERS = ("old", "tie", "new", DROPPED)
@@ -189,24 +190,24 @@ class Shift:
     shift: float | None
     ci: Interval
     p_value: float | None
+    why: str | None = None
+    """Why `ci` is (None, None) while there is a shift (one case, or no spread)."""
 
 
 def shift_of(cases: Sequence[PairedCase]) -> Shift:
-    """The shift with its paired t interval and test. When no case moved at all, the
-    interval is [0, 0] and p = 1: nothing moved is a definite answer, not a missing one
-    (the t statistic itself is 0/0 there).
+    """The shift with its paired t interval and test. When no case moved at all, p = 1
+    (the t statistic itself is 0/0 there) but there is no interval: [0, 0] would claim that
+    no case of any other sample would move either (the flip rate's interval says how many
+    might); the gate passes such a shift all the same, as it is within any bar.
     """
     values = [(c.a_value, c.b_value) for c in cases if c.change is not None]
     xs = [x for x, _ in values if x is not None]
     ys = [y for _, y in values if y is not None]
     diffs = [y - x for x, y in zip(xs, ys, strict=True)]
-    if diffs and all(d == 0 for d in diffs):
-        ci: Interval = (0.0, 0.0)
-        p_value: float | None = 1.0
-    else:
-        t = paired_t(diffs)
-        ci, p_value = t.ci, t.p_value
-    return Shift(len(diffs), mean(xs), mean(ys), mean(diffs), ci, p_value)
+    paired = mean_interval(diffs, what="change")
+    t = paired_t(diffs)
+    p_value = 1.0 if diffs and all(d == 0 for d in diffs) else t.p_value
+    return Shift(len(diffs), mean(xs), mean(ys), mean(diffs), paired.ci, p_value, paired.why)
 
 
 def weighted_kappa_of(cases: Sequence[PairedCase]) -> float | None:
@@ -291,13 +292,16 @@ def warnings_of(
 
 def shift_gate(shift: Shift, max_shift: float) -> DriftGate:
     """--max-shift: fails when the shift is significant (its interval excludes 0) and
-    |shift| > max_shift; no verdict (None) when the interval could not be computed.
+    |shift| > max_shift; passes a shift within the bar whether or not it has an interval;
+    no verdict (None) for a larger shift without one.
     """
     low, high = shift.ci
     significant = None if low is None or high is None else bool(low > 0 or high < 0)
     passed = None
-    if significant is not None and shift.shift is not None:
-        passed = not (significant and abs(shift.shift) > max_shift)
+    if shift.shift is not None and abs(shift.shift) <= max_shift:
+        passed = True
+    elif significant is not None and shift.shift is not None:
+        passed = not significant
     return DriftGate(
         metric="shift",
         max_shift=max_shift,
@@ -332,6 +336,8 @@ def measure_drift(a: AuditedRun, b: AuditedRun, *, max_shift: float | None = Non
         extra["weighted_kappa"] = weighted_kappa_of(cases)
     if max_shift is not None:
         extra["gate"] = shift_gate(shift, max_shift)
+    if shift.shift is not None and shift.why is not None:
+        extra["no_interval"] = {"shift": shift.why}
     summary = DriftSummary(
         command=DRIFT,
         runs=DriftRuns(a=str(a.path), b=str(b.path)),
@@ -344,7 +350,7 @@ def measure_drift(a: AuditedRun, b: AuditedRun, *, max_shift: float | None = Non
         left_out=left_out,
         left_out_reasons=reasons,
         flip_rate=len(flips) / len(cases),
-        flip_rate_ci=wilson_interval(len(flips), len(cases)),
+        flip_rate_ci=proportion_interval(len(flips), len(cases)),
         n_shift=shift.n,
         mean_a=shift.mean_a,
         mean_b=shift.mean_b,

@@ -5,11 +5,19 @@
     + RubricError                  a rubric file is not valid YAML or not a valid rubric
     + DatasetError                 a JSONL dataset line is malformed (carries path and line)
     + ConfigError                  flags, environment and rubric do not make a runnable config
+    + RunDirectoryError            the run directory cannot be made, opened or written before
+                                   the run starts (read-only, no space, no permission)
+      + RunInUseError              another process is writing the run directory (its lock)
   x RunIncompleteError  -> 3       the run stopped early; what was done is kept
     + RunInterruptedError          Ctrl-C / SIGTERM
     + TooManyFailuresError         the failure policy stopped a run that is clearly broken
     + BudgetExceededError          the next call would pass --max-cost
     + JudgeUnavailableError        the judge endpoint cannot serve the run (key, URL, server)
+    + RunStorageError              writing the run directory failed once the run had started
+                                   (disk full, quota, a read-only remount)
+
+A JudgeWarning is no error: a problem that changes no outcome (a CI job summary that cannot
+be written), issued with `warnings.warn` and shown by `cli/` as one `warning:` line.
 
 Per-case problems are not exceptions that escape the runner: a JudgeCallError (transport,
 4xx/5xx after retries) or a VerdictError (unparseable or off-schema reply) becomes a
@@ -24,7 +32,7 @@ from pathlib import Path
 
 
 class ExitCode(IntEnum):
-    """The process exit codes of the contract (DESIGN.md)."""
+    """The process exit codes of the contract (docs/contract.md, "Exit codes")."""
 
     OK = 0
     GATE_FAILED = 1
@@ -41,6 +49,10 @@ class JudgeError(Exception):
         super().__init__(message)
         self.message = message
         self.hint = hint
+
+
+class JudgeWarning(UserWarning):
+    """A problem that changes no outcome: the run, its files and its exit code stand."""
 
 
 class InputError(JudgeError):
@@ -97,4 +109,23 @@ class BudgetExceededError(RunIncompleteError):
 class JudgeUnavailableError(RunIncompleteError):
     """The judge endpoint cannot serve this run: a key, provider, URL or model problem, or
     nothing listening. An outage, never a verdict: exit 3, not a failed gate.
+    """
+
+
+class RunDirectoryError(InputError):
+    """The run directory cannot be made, locked, opened or written before anything was
+    called: a read-only or full file system, no permission. Nothing was judged.
+    """
+
+
+class RunInUseError(RunDirectoryError):
+    """Another process holds the run directory's lock (it is writing that run): a second
+    writer would count its cases twice.
+    """
+
+
+class RunStorageError(RunIncompleteError):
+    """Writing the run directory failed after the run started (no space left, a quota, a
+    file system remounted read-only). The results written before are kept whole; the run
+    continues with `judge resume` once the cause is fixed.
     """

@@ -9,24 +9,48 @@ pass. A minimum passes at or above its threshold, a maximum at or below.
 from --labels) of the numbers that have one (win rate, pass rate, mean), and the raw one
 of the others. `--on sequential` takes the decision of a --sequential run's confidence
 sequence: a pass only when the sequence lies wholly above the bar.
+
+A gate has three outcomes: passed, failed on judged evidence, and undecided when the
+evidence cannot decide (`undecided`: a number undefined on this data, a missing interval,
+a pairwise judge below the position-consistency floor, `consistency`). A check that fails
+on a number the run has fails the gate; otherwise an undecided check leaves it undecided.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
-from judgecli.errors import ConfigError, InputError
+from judgecli.consistency import (
+    DEFAULT_FLOOR,
+    floor_check,
+    floor_undecided,
+    pairwise_floor,
+)
+from judgecli.errors import ConfigError
 from judgecli.outcomes import CASE_MEANS
 from judgecli.rubric import Rubric
 from judgecli.stats.intervals import Interval
 from judgecli.stats.pairwise import cases_needed
 from judgecli.summary.calibrate import CalibrateSummary
-from judgecli.summary.facts import GateCheck, GateMetric, GateOn, GateResult
+from judgecli.summary.gate_records import (
+    ConsistencyFloor,
+    GateCheck,
+    GateMetric,
+    GateOn,
+    GateResult,
+)
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.run import RunSummary
 from judgecli.summary.score import ScoreSummary
+from judgecli.undecided import (
+    Undecided,
+    kappa_undecided,
+    no_bound,
+    no_number,
+    no_sequence,
+    undecided_check,
+)
 
 if TYPE_CHECKING:
     # A --sequential run's modules are imported where one is planned or checked: the gate
@@ -34,7 +58,7 @@ if TYPE_CHECKING:
     from judgecli.sequential import SequentialGate
 
 # The CLI builds GateSpecs (GateOn) and shows GateResults: they are the gate's interface,
-# whichever module declares them (summary.json holds the verdict, so summary.facts does).
+# whichever module declares them (summary.json holds the verdict, so summary.gate_records does).
 __all__ = [
     "GateCheck",
     "GateMetric",
@@ -46,7 +70,6 @@ __all__ = [
     "evaluate_gate",
     "more_cases_needed",
     "plan_sequential",
-    "check_gate_mode",
 ]
 
 
@@ -60,6 +83,8 @@ class GateSpec:
     """Score: the mean score's floor, on the rubric's scale."""
     max_loss_rate: float | None = None
     min_consistency: float | None = None
+    """Pairwise: the position-consistency floor (None: the default, 0.5). Given, it is also
+    a check of its own; below it the gate is undecided, never failed."""
     min_kappa: float | None = None
     """Calibrate: quadratic-weighted κ for ordinal scales, Cohen's κ otherwise."""
     min_accuracy: float | None = None
@@ -82,20 +107,14 @@ class GateSpec:
         return {metric: bar for metric, bar in bars.items() if bar is not None}
 
     @property
+    def consistency_floor(self) -> float:
+        """The position-consistency floor a pairwise gate stands on."""
+        return DEFAULT_FLOOR if self.min_consistency is None else self.min_consistency
+
+    @property
     def empty(self) -> bool:
         """No threshold at all: no gate."""
-        thresholds = (
-            self.min_win_rate,
-            self.min_pass_rate,
-            self.min_mean,
-            self.max_loss_rate,
-            self.min_consistency,
-            self.min_kappa,
-            self.min_accuracy,
-            self.min_stability,
-            self.min_pass_k,
-        )
-        return all(t is None for t in thresholds)
+        return all(getattr(self, f.name) is None for f in fields(self) if f.name != "on")
 
     @property
     def on_repeats(self) -> list[str]:
@@ -112,14 +131,20 @@ def check(
     on: GateOn,
     *,
     minimum: bool,
-) -> GateCheck:
-    """Compare one number to its threshold."""
+    missing: Undecided | None = None,
+) -> tuple[GateCheck, Undecided | None]:
+    """Compare one number to its threshold; undecided (with why, `missing` when the point
+    estimate is absent) when the number compared does not exist.
+    """
     value = point
     if on in (GateOn.LOWER_BOUND, GateOn.CORRECTED_LOWER_BOUND):
         bound = None if interval is None else (interval[0] if minimum else interval[1])
         value = bound
+    why = None
+    if value is None:
+        why = missing if point is None and missing else no_bound(metric, point, on)
     passed = value is not None and (value >= threshold if minimum else value <= threshold)
-    return GateCheck(
+    made = GateCheck(
         metric=metric,
         threshold=threshold,
         value=value,
@@ -128,13 +153,19 @@ def check(
         on=on,
         passed=passed,
         minimum=minimum,
+        decided=why is None,
+        undecided=None if why is None else why.reason,
     )
+    return made, why
 
 
-def sequential_check(summary: RunSummary, metric: GateMetric, threshold: float) -> GateCheck:
+def sequential_check(
+    summary: RunSummary, metric: GateMetric, threshold: float
+) -> tuple[GateCheck, Undecided | None]:
     """A floor checked by the run's confidence sequence: passed only when the sequence, at
-    the stop, lies wholly above it. `value` is the end that decided (the upper end of a
-    sequence wholly below the bar, else the lower end).
+    the stop, lies wholly above it (one that ran out of cases undecided fails: the bar is
+    not shown to be met). `value` is the end that decided (the upper end of a sequence
+    wholly below the bar, else the lower end).
     """
     from judgecli.sequential import redecide
     from judgecli.stats.sequential import Decision
@@ -142,20 +173,14 @@ def sequential_check(summary: RunSummary, metric: GateMetric, threshold: float) 
     seq = summary.sequential
     point, _ = estimate(summary, metric)
     if seq is None or seq.metric is not metric:
-        return GateCheck(
-            metric=metric,
-            threshold=threshold,
-            value=None,
-            point=point,
-            interval=None,
-            on=GateOn.SEQUENTIAL,
-            passed=False,
-            minimum=True,
+        missing = no_sequence(metric)
+        return check(
+            metric, threshold, None, None, GateOn.SEQUENTIAL, minimum=True, missing=missing
         )
     decision = redecide(seq, threshold)
     # The end of the sequence that decided: the lower for a pass, the upper for a fail.
     value = seq.interval[1] if decision is Decision.FAIL else seq.interval[0]
-    return GateCheck(
+    made = GateCheck(
         metric=metric,
         threshold=threshold,
         value=value,
@@ -164,7 +189,10 @@ def sequential_check(summary: RunSummary, metric: GateMetric, threshold: float) 
         on=GateOn.SEQUENTIAL,
         passed=decision is Decision.PASS,
         minimum=True,
+        decided=True,
+        undecided=None,
     )
+    return made, None
 
 
 def corrected(summary: RunSummary, metric: GateMetric) -> tuple[float | None, Interval | None]:
@@ -184,7 +212,7 @@ def estimate(
 ) -> tuple[float | None, Interval | None]:
     """The metric's point estimate and 95% interval in the summary (the human-corrected
     ones when `on` asks for them); (None, None) when its command does not measure it (a
-    check on it then fails: there is no evidence).
+    check on it is then undecided: there is no evidence).
     """
     if on in (GateOn.CORRECTED, GateOn.CORRECTED_LOWER_BOUND) and metric in CASE_MEANS:
         return corrected(summary, metric)
@@ -217,12 +245,53 @@ def estimate(
 
 
 def evaluate_gate(summary: RunSummary, spec: GateSpec) -> GateResult | None:
-    """Check every threshold in `spec` against the summary; None when there is none."""
+    """Check every threshold in `spec` against the summary; None when there is none.
+
+    Passed when every check passes; failed when a check fails on a number the run has;
+    otherwise, when a check cannot decide (or a pairwise judge is below the consistency
+    floor, whatever the checks say), undecided.
+    """
     if spec.empty:
         return None
+    floor = (
+        pairwise_floor(summary, spec.consistency_floor)
+        if isinstance(summary, PairwiseSummary)
+        else None
+    )
+    checks = [
+        checked(summary, spec, metric, bar, minimum, floor)
+        for metric, bar, minimum in wanted(summary, spec)
+    ]
+    if floor is not None and not floor.met:
+        # The judge picks a position, not an answer: none of its numbers decide.
+        below = floor_undecided(floor)
+        checks = [undecided_check(c, why or below) for c, why in checks]
+    failed = any(c.decided and not c.passed for c, _ in checks)
+    whys = [why for _, why in checks if why is not None]
+    why = None if failed or not whys else whys[0]
+    first = checks[0][0]
+    # Absent, not null, where there is no floor: a score or calibrate run, or --no-flip.
+    floored = {} if floor is None else {"consistency_floor": floor}
+    return GateResult(
+        passed=not failed and why is None,
+        metric=first.metric,
+        threshold=first.threshold,
+        value=first.value,
+        on=spec.on,
+        checks=[c for c, _ in checks],
+        cases_needed=more_cases_needed(summary, spec) if why is None else None,
+        decided=why is None,
+        undecided=None if why is None else why.reason,
+        hint=None if why is None else why.hint,
+        **floored,
+    )
+
+
+def wanted(summary: RunSummary, spec: GateSpec) -> list[tuple[GateMetric, float, bool]]:
+    """(metric, threshold, is a minimum) of every threshold given, in the gate's order."""
     weighted = isinstance(summary, CalibrateSummary) and summary.weighted_kappa is not None
     kappa = GateMetric.WEIGHTED_KAPPA if weighted else GateMetric.COHEN_KAPPA
-    wanted = [
+    given = [
         (GateMetric.WIN_RATE, spec.min_win_rate, True),
         (GateMetric.PASS_RATE, spec.min_pass_rate, True),
         (GateMetric.MEAN, spec.min_mean, True),
@@ -233,33 +302,48 @@ def evaluate_gate(summary: RunSummary, spec: GateSpec) -> GateResult | None:
         (GateMetric.STABILITY, spec.min_stability, True),
         (GateMetric.PASS_K, spec.min_pass_k, True),
     ]
-    checks = [
-        sequential_check(summary, metric, threshold)
-        if spec.on is GateOn.SEQUENTIAL and metric in CASE_MEANS
-        else check(metric, threshold, *estimate(summary, metric, spec.on), spec.on, minimum=minimum)
-        for metric, threshold, minimum in wanted
-        if threshold is not None
-    ]
-    first = checks[0]
-    return GateResult(
-        passed=all(c.passed for c in checks),
-        metric=first.metric,
-        threshold=first.threshold,
-        value=first.value,
-        on=spec.on,
-        checks=checks,
-        cases_needed=more_cases_needed(summary, spec),
+    return [(metric, bar, minimum) for metric, bar, minimum in given if bar is not None]
+
+
+def checked(
+    summary: RunSummary,
+    spec: GateSpec,
+    metric: GateMetric,
+    threshold: float,
+    minimum: bool,
+    floor: ConsistencyFloor | None,
+) -> tuple[GateCheck, Undecided | None]:
+    """One threshold checked the way `spec.on` asks."""
+    if metric is GateMetric.CONSISTENCY and floor is not None:
+        return floor_check(floor)
+    if spec.on is GateOn.SEQUENTIAL and metric in CASE_MEANS:
+        return sequential_check(summary, metric, threshold)
+    point, interval = estimate(summary, metric, spec.on)
+    made = check(
+        metric,
+        threshold,
+        point,
+        interval,
+        spec.on,
+        minimum=minimum,
+        missing=no_number(summary, metric),
     )
+    if (one_class := kappa_undecided(summary, metric)) is not None:
+        return undecided_check(made[0], one_class)
+    return made
 
 
 def more_cases_needed(summary: RunSummary, spec: GateSpec) -> int | None:
     """Cases needed for the win rate's lower bound to clear the bar, when only the point
-    estimate does (normal approximation at the observed rate).
+    estimate does: at the observed wins, ties and losses, with the interval the gate uses
+    (Wilson when every case ended alike, else the bootstrap's normal approximation;
+    `stats.pairwise.cases_needed`).
     """
     rate, ci = estimate(summary, GateMetric.WIN_RATE)
     bar = spec.min_win_rate
     if (
-        spec.on is GateOn.SEQUENTIAL
+        not isinstance(summary, PairwiseSummary)
+        or spec.on is GateOn.SEQUENTIAL
         or rate is None
         or bar is None
         or ci is None
@@ -269,7 +353,7 @@ def more_cases_needed(summary: RunSummary, spec: GateSpec) -> int | None:
         return None
     if ci[0] >= bar:
         return None
-    return cases_needed(rate, bar)
+    return cases_needed(summary.wins, summary.losses, summary.ties, bar)
 
 
 FLAG_OF = {
@@ -287,18 +371,13 @@ def plan_sequential(spec: GateSpec, rubric: Rubric, *, seed: int) -> SequentialG
     from judgecli.sequential import SequentialGate
 
     given = list(spec.floors.items())
-    others = (
-        spec.max_loss_rate,
-        spec.min_consistency,
-        spec.min_kappa,
-        spec.min_accuracy,
-        spec.min_stability,
-        spec.min_pass_k,
-    )
-    if len(given) != 1 or any(t is not None for t in others):
+    # --min-consistency is the floor the verdicts stand on, not a number to stop on.
+    others = (spec.max_loss_rate, spec.min_kappa, spec.min_accuracy, spec.min_stability)
+    if len(given) != 1 or any(t is not None for t in (*others, spec.min_pass_k)):
         raise ConfigError(
             "--sequential stops on one number: give exactly one of --min-win-rate "
-            "(pairwise), --min-pass-rate or --min-mean (score), and no other threshold",
+            "(pairwise), --min-pass-rate or --min-mean (score), and no other threshold "
+            "(but the --min-consistency floor)",
             hint="e.g. judge pairwise OLD NEW --sequential --min-win-rate 0.55; check the "
             "other numbers afterwards with judge gate SUMMARY.json",
         )
@@ -323,39 +402,3 @@ def plan_sequential(spec: GateSpec, rubric: Rubric, *, seed: int) -> SequentialG
             hint="a sequential bar lies strictly inside the scale",
         )
     return SequentialGate(metric=metric, threshold=threshold, scale=scale, seed=seed)
-
-
-def check_gate_mode(summary: RunSummary, spec: GateSpec, path: Path) -> None:
-    """InputError (exit 2) when `judge gate` asks for numbers the run did not make: a
-    corrected estimate without labels, a sequence without --sequential. A gate that fails
-    for want of them would read as a verdict on the candidate.
-    """
-    if spec.on_repeats and summary.repeats is None:
-        raise InputError(
-            f"{path}: {' and '.join(spec.on_repeats)} need a run judged with --repeats K",
-            hint="re-run with --repeats 3 (and a temperature above 0)",
-        )
-    if spec.min_pass_k is not None and summary.repeats and _no_pass_k(summary):
-        raise InputError(
-            f"{path}: --min-pass-k needs a score run with a pass bar (the rubric's pass_at, "
-            "or a binary rubric)",
-            hint="gate on --min-stability instead",
-        )
-    if spec.on is GateOn.SEQUENTIAL and summary.sequential is None:
-        raise InputError(
-            f"{path}: --on sequential, but the run was not --sequential",
-            hint="re-run with --sequential, or gate with --on point / lower-bound",
-        )
-    if spec.on in (GateOn.CORRECTED, GateOn.CORRECTED_LOWER_BOUND):
-        missing = [m.value for m in spec.floors if corrected(summary, m)[0] is None]
-        if missing:
-            raise InputError(
-                f"{path}: --on {spec.on.value}, but the run has no human-corrected "
-                f"{', '.join(missing)}",
-                hint="re-run with --labels LABELS.jsonl (human labels of some cases)",
-            )
-
-
-def _no_pass_k(summary: RunSummary) -> bool:
-    """Whether a repeated run has no pass^K (a pairwise run, a rubric without a bar)."""
-    return summary.self_consistency is None or summary.self_consistency.pass_k is None

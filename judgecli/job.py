@@ -32,7 +32,9 @@ from judgecli.store import (
     read_results,
 )
 from judgecli.summary.facts import CascadeSummary
+from judgecli.summary.head import with_unfinished
 from judgecli.summary.run import RunSummary, summary_json
+from judgecli.usage import CallSpend
 
 if TYPE_CHECKING:
     # Only a --sequential run follows a confidence sequence: it imports sequential.py where
@@ -111,8 +113,11 @@ def run_job(
     argv: list[str],
     on_result: Callable[[CaseResult], None],
     step_summary: Path | None = None,
+    on_stopping: Callable[[str], None] | None = None,
 ) -> Outcome[S]:
-    """Judge the job's items into its run directory, then conclude the run."""
+    """Judge the job's items into its run directory, then conclude the run. `on_stopping`
+    hears what a run stopped by a signal still waits for (the calls in flight).
+    """
     # The cascade is the plan's: the run's --screen and --escalate, checked against the
     # rubric before anything is written, and recorded in run.json with the default rule
     # spelled out (so a resume can check it is unchanged).
@@ -141,6 +146,7 @@ def run_job(
         on_result=observe,
         total=job.total,
         done=follower.decided if follower else None,
+        on_stopping=on_stopping,
     )
     results = list(read_results(judged.run_dir / RESULTS))
     ending, warnings = job.ending, [*job.warnings, *judged.warnings, *job.late_warnings()]
@@ -166,6 +172,7 @@ def run_job(
         judged=(config.max_failures, len(results) if decided else job.total),
         step_summary=step_summary,
         sequence=sequence,
+        unfinished=judged.unfinished,
     )
 
 
@@ -179,17 +186,22 @@ def conclude(
     judged: tuple[FailureLimit, int] | None = None,
     step_summary: Path | None = None,
     sequence: Follower | None = None,
+    unfinished: CallSpend | None = None,
 ) -> Outcome[S]:
     """Summarise the results, settle the summary's tail, and write summary.json, the
     reports (and report.md to a CI step summary). `judged`: the failure limit and case
     count of items judged now; a run that lost too many, or stopped early, is incomplete
     and its gate is not evaluated. `sequence`: a --sequential run's confidence sequence
-    over these results, whose decision the gate takes.
+    over these results, whose decision the gate takes. `unfinished`: the calls of cases
+    that did not finish in the session that sent them, added to the summary's usage.
     """
     # In id order, not the order the cases finished in (which concurrency shuffles): the
     # same verdicts then give the same numbers, seeded resamplings included, whether one
     # process judged them, N workers, or N machines whose shards were merged.
     numbers = ending.summarize(sorted(results, key=lambda result: result.id))
+    if unfinished is not None and unfinished.calls:
+        usage = with_unfinished(numbers.usage, unfinished)
+        numbers = cast(S, numbers.model_copy(update={"usage": usage}))
     if sequence is not None:
         from judgecli.sequential import sequential_summary
 
@@ -222,9 +234,10 @@ def open_unjudged_run(
     `replace` (--force) starts an existing `out` over.
     """
     store = RunStore.create(out, with_results=False, replace=replace)
-    store.write_json(
-        RUN_INFO, {"command": command, "argv": argv, "results": str(read), "started": now_iso()}
-    )
+    with store.opening():
+        store.write_json(
+            RUN_INFO, {"command": command, "argv": argv, "results": str(read), "started": now_iso()}
+        )
     return store.path
 
 

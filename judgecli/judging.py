@@ -7,7 +7,7 @@ sequential gate says. The run directory itself is `run`'s.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -17,22 +17,26 @@ from judgecli.errors import (
     InputError,
     JudgeUnavailableError,
     RunIncompleteError,
+    RunStorageError,
     TooManyFailuresError,
 )
 from judgecli.judge.budget import BudgetGuard
 from judgecli.judge.cached import CachedJudge
 from judgecli.judge.client import LiteLLMClient
 from judgecli.judge.formats import FormatMode
+from judgecli.judge.halt import Halt
 from judgecli.judge.limits import Limits
 from judgecli.judge.protocol import JudgeClient, JudgeReply
 from judgecli.judge.provider import check_endpoints, import_litellm, warm_up
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
 from judgecli.run import (
+    UNFINISHED_KEY,
     WARNINGS_KEY,
     open_run,
     record_formats,
     recorded_formats,
+    recorded_unfinished,
 )
 from judgecli.runner import ResultSink, run_cases, run_sync
 from judgecli.shard import shard_of
@@ -40,12 +44,19 @@ from judgecli.share import ShareEnd
 from judgecli.startup import resume_gc
 from judgecli.store import RUN_INFO, RunStore
 from judgecli.store.cache import ReplyCache
+from judgecli.usage import CallSpend
 
 
 def make_client(
-    config: RunConfig, *, spent_usd: float = 0.0, formats: dict[str, FormatMode] | None = None
+    config: RunConfig,
+    *,
+    spent_usd: float = 0.0,
+    formats: dict[str, FormatMode] | None = None,
+    halt: Halt | None = None,
 ) -> LiteLLMClient:
-    """The LiteLLM-backed judge client under the run's limits (call inside the event loop)."""
+    """The LiteLLM-backed judge client under the run's limits (call inside the event loop);
+    `halt` stops its calls when the run is asked to stop.
+    """
     limits = Limits(concurrency=config.concurrency, rpm=config.rpm, tpm=config.tpm)
     budget = None if config.max_cost is None else BudgetGuard(config.max_cost, spent_usd=spent_usd)
     return LiteLLMClient(
@@ -56,6 +67,7 @@ def make_client(
         budget=budget,
         secrets=secret_values(config.all_models),
         formats=formats,
+        halt=halt,
     )
 
 
@@ -77,6 +89,9 @@ class Judged:
 
     run_dir: Path
     warnings: list[str]
+    unfinished: CallSpend = field(default_factory=CallSpend)
+    """The calls of cases that did not finish in the session that sent them, over every
+    session of the run (run.json keeps them: run.UNFINISHED_KEY)."""
 
 
 def judge_all(
@@ -89,6 +104,7 @@ def judge_all(
     on_result: Callable[[CaseResult], None],
     total: int | None = None,
     done: Callable[[], bool] | None = None,
+    on_stopping: Callable[[str], None] | None = None,
 ) -> Judged:
     """Open (or reopen) the run directory, grade every item not judged yet under the run's
     limits, and close the results.
@@ -99,7 +115,9 @@ def judge_all(
     built on the first cache miss.
     With `total` (the run's case count) the run stops as soon as more cases have failed
     than --max-failures allows; with `done` (a sequential gate), as soon as it says the
-    run has decided. Unpriced models and response-format steps are warned of.
+    run has decided. A first SIGTERM or Ctrl-C lets the calls in flight land (runner.py),
+    and `on_stopping` hears what the run waits for. Unpriced models and response-format
+    steps are warned of; the calls of cases that did not finish are kept in run.json.
     """
     warnings: list[str] = []
 
@@ -118,6 +136,7 @@ def judge_all(
     if config.conclude_only:
         todo = nothing_left(todo, store)
     formats = recorded_formats(previous.info)
+    unfinished_before = recorded_unfinished(previous.info)
     # A --batch run being collected (a resume): the replies its batches brought are answered
     # first. Batches are imported only here and where they answer: other runs have none.
     batched: dict[str, JudgeReply] = {}
@@ -131,18 +150,23 @@ def judge_all(
         share_items: Iterable[ItemT],
         sink: ResultSink,
         end: ShareEnd,
+        *,
+        on_stopping: Callable[[str], None] | None = None,
         **stops: Any,
     ) -> None:
         """Judge items under `share`'s limits into `sink` (the whole run's, or a worker's);
-        `end` learns the warnings and response formats, also when a stop is raised.
+        `end` learns the warnings, the response formats and the calls of unfinished cases,
+        also when a stop is raised.
         """
         built: list[LiteLLMClient] = []
+        halt = Halt()
 
         def real_client() -> LiteLLMClient:
             if not eager:
                 preflight()
-            spent = previous.spent_usd / config.workers
-            built.append(make_client(share, spent_usd=spent, formats=formats))
+            # What earlier sessions paid, their unfinished cases' calls included.
+            spent = (previous.spent_usd + unfinished_before.cost_usd) / config.workers
+            built.append(make_client(share, spent_usd=spent, formats=formats, halt=halt))
             return built[0]
 
         async def main() -> None:
@@ -159,7 +183,15 @@ def judge_all(
                 async def one(item: ItemT) -> CaseResult:
                     return await grade(client, item)
 
-                await run_cases(share_items, one, concurrency=share.concurrency, sink=sink, **stops)
+                await run_cases(
+                    share_items,
+                    one,
+                    concurrency=share.concurrency,
+                    sink=sink,
+                    halt=halt,
+                    unfinished=end.unfinished,
+                    **stops,
+                )
             finally:
                 if built:
                     await built[0].aclose()
@@ -169,7 +201,7 @@ def judge_all(
                 if cache is not None:
                     cache.close()
 
-        run_sync(main())
+        run_sync(main(), halt=halt, on_stopping=on_stopping)
 
     class Events:
         def case_done(self, result: CaseResult) -> None:
@@ -189,6 +221,7 @@ def judge_all(
                 failures_allowed=allowed,
                 failed_before=previous.failed,
                 done=done,
+                on_stopping=on_stopping,
             )
         else:
             # Only a --workers run forks (multiprocessing and workers.py, imported here).
@@ -209,14 +242,17 @@ def judge_all(
                 judge_share(share, mine, sink, end, events=NoEvents(), done=stop)
 
             resume_gc()  # the parent collects again while it gathers the workers' results
-            ends = run_workers(
+            # `ends` is filled as each worker ends, also when the run is stopped.
+            run_workers(
                 config.workers,
                 judge_worker,
                 sink=store,
                 on_result=on_result,
+                ends=ends,
                 failures_allowed=allowed,
                 failed_before=previous.failed,
                 done=done,
+                on_stopping=on_stopping,
             )
     except InputError:
         if store.created:
@@ -233,12 +269,20 @@ def judge_all(
         # Kept in run.json, so that a resumed or merged run still warns of what an earlier
         # session's calls found (a format step, an unpriced model).
         warnings.extend(dict.fromkeys([*info.get(WARNINGS_KEY, []), *ended_warnings(ends)]))
+        # So are the calls of the cases that did not finish: no result line holds them.
+        unfinished = unfinished_before.model_copy()
+        for end in ends:
+            unfinished.add(end.unfinished)
         # (Unless a failed first call discarded the new run: then there is none to update.)
-        if ends and (store.path / RUN_INFO).exists():
-            info = record_formats(info, merged_formats(ends)) | {WARNINGS_KEY: warnings}
-            store.write_json(RUN_INFO, info)
-        store.close()
-    return Judged(run_dir=store.path, warnings=warnings)
+        try:
+            if ends and (store.path / RUN_INFO).exists():
+                info = record_formats(info, merged_formats(ends)) | {WARNINGS_KEY: warnings}
+                if unfinished.calls:
+                    info[UNFINISHED_KEY] = unfinished.model_dump(mode="json")
+                store.write_json(RUN_INFO, info)
+        finally:
+            store.close()  # also when the disk refused run.json
+    return Judged(run_dir=store.path, warnings=warnings, unfinished=unfinished)
 
 
 class NoEvents:
@@ -301,4 +345,6 @@ def resume_hint(err: RunIncompleteError, run_dir: Path) -> str:
         return f"continue with: judge resume {run_dir} --max-cost USD (higher)"
     if isinstance(err, JudgeUnavailableError) and err.hint:
         return f"{err.hint}; then continue with: judge resume {run_dir}"
+    if isinstance(err, RunStorageError) and err.hint:
+        return err.hint  # the fix (free space), then the resume
     return f"continue with: judge resume {run_dir}"

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judgecli.dataset import iter_lines, open_input, parse_case
+from judgecli.dataset import parse_case
 from judgecli.errors import ConfigError, DatasetError
+from judgecli.jsonl import iter_lines, open_input, parse_object
 from judgecli.pairs import named
 from judgecli.result import Winner
 from judgecli.rubric import Rubric, RubricKind
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from judgecli.review import ReviewKey
 
 Value = float | str
+LABEL_EXAMPLE = '{"id": "q1", "label": 3}'
+"""One label as a JSONL line, for hints."""
 
 
 @dataclass(frozen=True)
@@ -149,18 +152,30 @@ def read_labels(
         blank = raw is None or raw == ""
         code = None if blank else blind_code(path, number, fields, space)
         if isinstance(case_id, bool) or not isinstance(case_id, str | int) or case_id == "":
-            raise DatasetError(path, number, 'missing or invalid "id" (a string or integer)')
+            raise DatasetError(
+                path,
+                number,
+                'missing or invalid "id" (a string or integer)',
+                hint=f"a label names its case by the case's id, e.g. {LABEL_EXAMPLE}",
+            )
         if blank:
             continue
         if annotator is not None and not isinstance(annotator, str | int):
-            raise DatasetError(path, number, '"annotator" must be a string')
+            raise DatasetError(
+                path,
+                number,
+                '"annotator" must be a string',
+                hint='name the rater who gave the label, e.g. "annotator": "rater-1"',
+            )
         if code is not None:
             raw = unblind(
                 path, number, str(case_id), raw, code, key=key, space=space, label_map=label_map
             )
         value = normalise(raw, space, label_map)
         if value is None:
-            raise DatasetError(path, number, f"label {raw!r} is not {describe(space)}")
+            raise DatasetError(
+                path, number, f"label {raw!r} is not {describe(space)}", hint=label_hint(space)
+            )
         who = None if annotator in (None, "") else str(annotator)
         pair = (str(case_id), who)
         if pair in first:
@@ -174,8 +189,29 @@ def read_labels(
         first[pair] = number
         labels.append(Label(id=str(case_id), value=value, annotator=who, line=number))
     if not labels:
-        raise DatasetError(path, None, "no labels (the file is empty)")
+        raise DatasetError(
+            path,
+            None,
+            "no labels (the file is empty)",
+            hint=f"a labels file holds one label per line, e.g. {LABEL_EXAMPLE}",
+        )
     return labels
+
+
+def label_hint(space: LabelSpace) -> str:
+    """How to write a label the space accepts."""
+    if space.kind is RubricKind.POINTWISE:
+        if space.scale is None:
+            return 'write the score as a number, e.g. "label": 3'
+        low, high = space.scale
+        return (
+            f'write a score from the rubric\'s scale as a number, e.g. "label": {high:g} '
+            f"({low:g} to {high:g})"
+        )
+    if space.kind is RubricKind.PAIRWISE:
+        return 'e.g. "label": "new"; name other spellings with --label-map A=old,B=new'
+    example = (space.choices or ["YES"])[0]
+    return f'write one of the rubric\'s choices, e.g. "label": {json.dumps(example)}'
 
 
 Row = tuple[int, Any, Any, Any, Mapping[str, Any]]
@@ -261,16 +297,9 @@ def blind_code(path: Path, number: int, fields: Mapping[str, Any], space: LabelS
 def jsonl_rows(path: Path) -> Iterator[Row]:
     """The label rows of a JSONL file; a line without a "label" key is an error."""
     for number, _, text in iter_lines(path):
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise DatasetError(
-                path, number, f"invalid JSON: {err.msg} (column {err.colno})"
-            ) from None
-        if not isinstance(obj, dict):
-            raise DatasetError(path, number, "expected a JSON object")
+        obj = parse_object(path, number, text, example=LABEL_EXAMPLE)
         if "label" not in obj:
-            raise DatasetError(path, number, 'missing "label"')
+            raise DatasetError(path, number, 'missing "label"', hint=f"e.g. {LABEL_EXAMPLE}")
         yield number, obj.get("id"), obj.get("label"), obj.get("annotator"), obj
 
 

@@ -17,7 +17,14 @@ from typing import Any
 
 from judgecli.errors import InputError
 from judgecli.result import CaseResult
-from judgecli.run import WARNINGS_KEY, describe_judging, judged_by, now_iso
+from judgecli.run import (
+    UNFINISHED_KEY,
+    WARNINGS_KEY,
+    describe_judging,
+    judged_by,
+    now_iso,
+    recorded_unfinished,
+)
 from judgecli.shard import Shard
 from judgecli.store import (
     RESULTS,
@@ -28,6 +35,7 @@ from judgecli.store import (
     read_run_info,
     read_summary,
 )
+from judgecli.usage import CallSpend
 
 # Flags that say where, how fast or how loudly a shard ran, not what it judged: shards
 # may differ in them, and the merged run's command line has none of the first two kinds.
@@ -169,6 +177,13 @@ def merged_info(runs: list[ShardRun]) -> dict[str, Any]:
         for run in sorted(runs, key=lambda run: run.shard.index)
     ]
     warned = [w for run in runs for w in run.info.get(WARNINGS_KEY, [])]
+    # Every shard's calls of unfinished cases (not only the first shard's, copied above).
+    unfinished = CallSpend()
+    for run in runs:
+        unfinished.add(recorded_unfinished(run.info))
+    info.pop(UNFINISHED_KEY, None)
+    if unfinished.calls:
+        info[UNFINISHED_KEY] = unfinished.model_dump(mode="json")
     return info | {
         "argv": argv,
         "config": config,

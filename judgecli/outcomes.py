@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from judgecli.result import CaseResult, CaseStatus, Winner
 from judgecli.rubric import RubricKind
-from judgecli.summary.facts import GateMetric
+from judgecli.summary.gate_records import GateMetric
 
 if TYPE_CHECKING:
     # Labels are read by the runs that have them (labels.py); every gate imports this module.

@@ -18,11 +18,11 @@ from judgecli.dataset import (
     Case,
     EmptyFields,
     check_unique,
-    iter_lines,
+    no_cases,
     parse_case,
-    read_line_at,
 )
 from judgecli.errors import DatasetError
+from judgecli.jsonl import iter_lines, read_line_at
 from judgecli.sampling import SampleSize, Selector
 from judgecli.shard import Shard
 
@@ -132,7 +132,7 @@ def index_new(
             conversation=case.messages is not None,
         )
     if not index:
-        raise DatasetError(new_path, None, "no cases (the file is empty)")
+        raise no_cases(new_path)
     return index, empty
 
 
@@ -184,7 +184,7 @@ def scan_pairs(
             if only is None or case.id in only:
                 selector.offer((Located(number, offset), match.at))
     if not seen:
-        raise DatasetError(old_path, None, "no cases (the file is empty)")
+        raise no_cases(old_path)
     if differing:
         raise DatasetError(
             new_path,
@@ -214,7 +214,12 @@ def scan_pairs(
         warnings.append(f"--allow-partial: judging only the ids in both files; {problem}")
     pairs = selector.chosen(key=lambda p: p[0].line)
     if not pairs:
-        raise DatasetError(new_path, None, f"no id is in both {old_path} and {new_path}")
+        raise DatasetError(
+            new_path,
+            None,
+            f"no id is in both {old_path} and {new_path}",
+            hint="OLD and NEW answer the same cases: a case's two answers share its id",
+        )
     total = len(seen) - len(only_old) - len(differing)
     if shard is not None:
         ids = {line: case_id for case_id, line in seen.items()}

@@ -6,15 +6,17 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from judgecli.config import RunConfig
+from judgecli.consistency import floor_warnings, pairwise_floor
 from judgecli.debias import FlipPolicy
 from judgecli.deciding import Deciding
-from judgecli.errors import RubricError
+from judgecli.errors import ConfigError, RubricError
+from judgecli.gate import GateSpec
 from judgecli.grading import GradingPlan, grade_pairwise
 from judgecli.job import Ending, Job, Sequential
 from judgecli.pairs import Pair, PairScan, iter_pairs
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.summary.facts import GateMetric
+from judgecli.summary.gate_records import GateMetric
 from judgecli.summary.length_control import length_warnings
 from judgecli.summary.pairwise import PairwiseSummary, summarize_pairwise
 
@@ -30,6 +32,18 @@ def check_rubric_kind(rubric: Rubric, path: Path) -> None:
         raise RubricError(
             f"{path}: rubric {rubric.name!r} is {rubric.kind.value}, not pairwise",
             hint="use `judge score` with it, or a pairwise rubric such as `--rubric pairwise`",
+        )
+
+
+def check_consistency_floor(gate: GateSpec, *, flip: bool) -> None:
+    """ConfigError (exit 2, nothing judged) for --min-consistency with --no-flip: a pair
+    judged in one order has no consistency to stand on.
+    """
+    if gate.min_consistency is not None and not flip:
+        raise ConfigError(
+            "--min-consistency with --no-flip: a pair judged in one order measures no "
+            "position consistency",
+            hint="drop --no-flip (both orders are judged by default), or --min-consistency",
         )
 
 
@@ -103,7 +117,17 @@ def pairwise_job(
         # Only a run with --labels needs what corrects for them (PPI++, the labels' reader).
         from judgecli.corrected import corrected_fields
 
-        return summary.model_copy(update=corrected_fields(results, labels, [GateMetric.WIN_RATE]))
+        corrected = corrected_fields(
+            results, labels, [GateMetric.WIN_RATE], no_interval=summary.no_interval
+        )
+        return summary.model_copy(update=corrected)
+
+    def warnings_of(summary: PairwiseSummary) -> list[str]:
+        # Below the floor the run warns whether or not it has a gate: it has nothing to
+        # decide then, but its numbers still say nothing about the answers.
+        floor = pairwise_floor(summary, gate.consistency_floor)
+        said = floor_warnings(floor, summary.first_position_rate)
+        return [*said, *length_warnings(summary)]
 
     return Job(
         config=config,
@@ -111,7 +135,7 @@ def pairwise_job(
         items=pairs,
         total=len(scan.pairs),
         grade=grade_pairwise,
-        ending=Ending(summarize, gate=gate, warnings_of=length_warnings),
+        ending=Ending(summarize, gate=gate, warnings_of=warnings_of),
         warnings=scan.warnings,
         late_warnings=late_warnings,
         sequential=order,

@@ -1,7 +1,8 @@
 """Results: one line of `results.jsonl` per case, and one judgement per judge call.
 
-The keys are a contract (DESIGN.md "Stable keys"): users' CI scripts read them with `jq`.
-Keys may be added; none may be renamed.
+The keys are a contract (docs/results.md, "Stable keys"): users' CI scripts read them with `jq`.
+Keys may be added; none may be renamed. A key that means nothing for a case is left out of
+its line (docs/contract.md), never written empty.
 """
 
 from __future__ import annotations
@@ -103,6 +104,11 @@ class RepeatVerdict(BaseModel):
     """Pairwise: None when the flip policy dropped this repeat."""
 
 
+def not_any(value: dict[str, Any]) -> bool:
+    """Whether a mapping is empty: a key that would say nothing."""
+    return not value
+
+
 class CaseResult(BaseModel):
     """The aggregated verdict for one case, with every judgement behind it."""
 
@@ -121,9 +127,12 @@ class CaseResult(BaseModel):
     """Pairwise: the aggregated verdict (None when the flip policy dropped the case)."""
     consistent: bool | None = None
     """Pairwise: every judge gave the same verdict in both orders (None without a flip)."""
-    judge_winners: dict[str, Winner | None] = Field(default_factory=dict)
-    """Pairwise: each judge's verdict after reconciling its two orders."""
-    lengths: dict[str, int] = Field(default_factory=dict)
+    # Issue 29: a score result wrote `"judge_winners": {}, "lengths": {}`, keys that mean
+    # nothing there; empty, they are left out of the line (and read back as empty).
+    judge_winners: dict[str, Winner | None] = Field(default_factory=dict, exclude_if=not_any)
+    """Pairwise: each judge's verdict after reconciling its two orders (absent on a failed
+    case)."""
+    lengths: dict[str, int] = Field(default_factory=dict, exclude_if=not_any)
     """Pairwise: characters of the old and new answers."""
     judgements: list[Judgement] = Field(default_factory=list)
     rubric_hash: str

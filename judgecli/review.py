@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from judgecli.dataset import Case, check_unique, iter_lines, parse_case
+from judgecli.dataset import Case, check_unique, parse_case
 from judgecli.errors import ConfigError, InputError
+from judgecli.jsonl import iter_lines
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.sampling import SAMPLE_SYNTAX, SampleSize

@@ -11,6 +11,7 @@ import difflib
 import hashlib
 import json
 import string
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from enum import StrEnum
 from functools import cached_property
 from typing import Any, Self
@@ -63,6 +64,12 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# Points a judge chooses a score from, at most. A scale is sent to the judge as an `enum` of
+# its points: grammar-constrained servers (llama.cpp) enforce an enum but not
+# `minimum`/`maximum` (docs/endpoints.md "Structured output across servers").
+MAX_POINTS = 101
+
+
 class Scale(Strict):
     """The score range of a pointwise rubric."""
 
@@ -71,7 +78,24 @@ class Scale(Strict):
     max: float
     """Highest score."""
     integer: bool = True
-    """Whole-number scores only (a 1-4 scale); false for continuous ranges such as 0-1."""
+    """Whole-number scores only (a 1-4 scale, at most 101 points); false for continuous
+    ranges such as 0-1, graded in round steps (0.01 on 0-1, at most 101 points)."""
+
+    @cached_property
+    def points(self) -> tuple[int | float, ...]:
+        """The scores a judge chooses from, low to high: an integer scale's whole numbers; a
+        continuous scale's multiples of the round step that gives at most 101 points (0.01 on
+        0-1, 0.1 on 1-10, 1 on 0-100), with `min` and `max` themselves.
+        """
+        if self.integer:
+            return tuple(range(int(self.min), int(self.max) + 1))
+        low, high = Decimal(repr(self.min)), Decimal(repr(self.max))
+        step = round_step((high - low) / (MAX_POINTS - 1))
+        first = (low / step).to_integral_value(ROUND_CEILING)
+        last = (high / step).to_integral_value(ROUND_FLOOR)
+        inner = [step * i for i in range(int(first), int(last) + 1)]
+        grid = [low, *(d for d in inner if low < d < high), high]
+        return tuple(plain_number(float(d)) for d in grid)
 
     @property
     def borderline_band(self) -> float:
@@ -86,7 +110,26 @@ class Scale(Strict):
             raise ValueError("scale.max must be greater than scale.min")
         if self.integer and not (self.min.is_integer() and self.max.is_integer()):
             raise ValueError("an integer scale needs whole-number min and max (or integer: false)")
+        if self.integer and self.max - self.min >= MAX_POINTS:
+            raise ValueError(
+                f"an integer scale has at most {MAX_POINTS} points (the judge is sent them to "
+                f"choose from); {self.min:g}-{self.max:g} has {self.max - self.min + 1:g}: "
+                "narrow it, or write integer: false to grade in round steps"
+            )
         return self
+
+
+def round_step(least: Decimal) -> Decimal:
+    """The smallest power of ten at least `least` (0.01 for 0.01, 0.1 for 0.09)."""
+    step = Decimal(1).scaleb(least.adjusted())
+    return step if step >= least else step.scaleb(1)
+
+
+def plain_number(value: float) -> int | float:
+    """A whole number as an int (JSON `1`, not `1.0`: a grammar accepts only what is
+    listed), anything else as it is.
+    """
+    return int(value) if value.is_integer() else value
 
 
 class Criterion(Strict):
@@ -136,7 +179,7 @@ class Rubric(Strict):
     requires: list[str] = Field(default_factory=lambda: ["input", "output"])
     """Case fields every case must have."""
     confidence: bool = False
-    """Ask the judge for its confidence (0-1) in the verdict."""
+    """Ask the judge for its confidence in the verdict: one of 0, 0.05, ..., 1."""
     feedback: bool = False
     """Ask the judge for actionable feedback besides its reasoning."""
     judge: JudgeDefaults = Field(default_factory=JudgeDefaults)

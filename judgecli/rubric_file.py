@@ -14,8 +14,9 @@ from pydantic import ValidationError
 
 from judgecli.errors import RubricError
 from judgecli.rubric import Rubric
+from judgecli.rubric_hints import rubric_hint
 from judgecli.rubric_library import LIBRARY_DIR, find_rubric
-from judgecli.yamlfile import NoAliasLoader, plain_problem, yaml_line
+from judgecli.yamlfile import NoAliasLoader, plain_problem, yaml_hint, yaml_line
 
 
 def load_rubric(path: Path | str, *, dirs: list[Path] | None = None) -> Rubric:
@@ -40,7 +41,9 @@ def read_mapping(path: Path) -> tuple[dict[str, Any], yaml.Node]:
         line = path.read_bytes()[: err.start].count(b"\n") + 1
         raise RubricError(f"{path}:{line}: not UTF-8", hint="save the file as UTF-8") from None
     except OSError as err:
-        raise RubricError(f"{path}: cannot read rubric: {err.strerror}") from None
+        raise RubricError(
+            f"{path}: cannot read rubric: {err.strerror}", hint="check the file's permissions"
+        ) from None
     return parse_mapping(text, source=str(path))
 
 
@@ -57,11 +60,16 @@ def parse_mapping(text: str, *, source: str) -> tuple[dict[str, Any], yaml.Node]
     except yaml.MarkedYAMLError as err:
         at, problem = plain_problem(err)
         line = f":{at}" if at is not None else ""
-        raise RubricError(f"{source}{line}: invalid YAML: {problem}") from None
+        raise RubricError(
+            f"{source}{line}: invalid YAML: {problem}", hint=yaml_hint(problem)
+        ) from None
     except yaml.YAMLError as err:
-        raise RubricError(f"{source}: invalid YAML: {err}") from None
+        raise RubricError(f"{source}: invalid YAML: {err}", hint=yaml_hint(str(err))) from None
     if not isinstance(data, dict) or node is None:
-        raise RubricError(f"{source}: a rubric must be a YAML mapping (name: ..., kind: ...)")
+        raise RubricError(
+            f"{source}: a rubric must be a YAML mapping (name: ..., kind: ...)",
+            hint="write it as `key: value` lines; `judge rubrics show helpfulness` prints one",
+        )
     return data, node
 
 
@@ -122,9 +130,11 @@ def validate(data: dict[str, Any], node: yaml.Node, source: str) -> Rubric:
         where = f"{source}:{at}" if at else source
         field = ".".join(loc) or "rubric"
         message = first["msg"].removeprefix("Value error, ").removeprefix(f"{field}: ")
-        if first["type"] == "extra_forbidden":
-            message = "unknown key (check the spelling; `judge rubrics show helpfulness` has one)"
-        raise RubricError(f"{where}: {field}: {message}") from None
+        unknown = first["type"] == "extra_forbidden"
+        if unknown:
+            message = "unknown key"
+        hint = rubric_hint(loc, message, unknown_key=unknown)
+        raise RubricError(f"{where}: {field}: {message}", hint=hint) from None
 
 
 def key_named_in(message: str, data: dict[str, Any]) -> list[str]:

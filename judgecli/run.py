@@ -34,6 +34,7 @@ from judgecli.store import (
     read_summary,
 )
 from judgecli.summary.run import RunSummary
+from judgecli.usage import CallSpend
 
 if TYPE_CHECKING:
     from judgecli.summary.compare import Delta
@@ -73,27 +74,28 @@ def open_run(
     config: RunConfig, rubric: Rubric, argv: list[str]
 ) -> tuple[RunStore, PreviousRun, dict[str, Any]]:
     """Create the run directory and write run.json, or reopen it with --resume (after
-    checking it was made with the same rubric and judges). Returns the store, what the
-    run already holds, and the run.json just written.
+    checking it was made with the same rubric and judges), holding its lock from then on.
+    Returns the store, what the run already holds, and the run.json just written.
     """
     if not config.resume:
         store = RunStore.create(config.out, replace=config.force)
         info = run_info(config, rubric, argv)
-        store.write_json(RUN_INFO, info)
+        with store.opening():  # nothing called yet: a refused write is exit 2
+            store.write_json(RUN_INFO, info)
         return store, PreviousRun(info={}, done=set(), spent_usd=0.0), info
     store, previous = RunStore.reopen(config.out, retry_failed=config.retry_failed)
-    made_with = judged_by(previous.info)
-    this_run = judged_by(run_info(config, rubric, argv))
-    if made_with != this_run:
-        store.close()
-        raise InputError(
-            f"{config.out} was made with {describe_judging(made_with)}; this command has "
-            f"{describe_judging(this_run)}",
-            hint="resume with the same rubric and --model/--screen/--escalate flags "
-            "(judge resume RUN_DIR does)",
-        )
-    info = previous.info | {"resumed": [*previous.info.get("resumed", []), now_iso()]}
-    store.write_json(RUN_INFO, info)
+    with store.opening():
+        made_with = judged_by(previous.info)
+        this_run = judged_by(run_info(config, rubric, argv))
+        if made_with != this_run:
+            raise InputError(
+                f"{config.out} was made with {describe_judging(made_with)}; this command has "
+                f"{describe_judging(this_run)}",
+                hint="resume with the same rubric and --model/--screen/--escalate flags "
+                "(judge resume RUN_DIR does)",
+            )
+        info = previous.info | {"resumed": [*previous.info.get("resumed", []), now_iso()]}
+        store.write_json(RUN_INFO, info)
     return store, previous, info
 
 
@@ -128,6 +130,17 @@ FORMAT_KEY = "response_format_mode"
 
 WARNINGS_KEY = "judging_warnings"
 """run.json: what the calls warned of so far (format steps, unpriced models)."""
+
+UNFINISHED_KEY = "unfinished"
+"""run.json: the calls of cases that did not finish in the session that sent them (a
+`usage.CallSpend`, summed over the run's sessions): summary.json's `usage.unfinished`."""
+
+
+def recorded_unfinished(info: dict[str, Any]) -> CallSpend:
+    """The calls of unfinished cases a run's run.json records (none in a run made before
+    they were counted).
+    """
+    return CallSpend.model_validate(info.get(UNFINISHED_KEY) or {})
 
 
 def recorded_formats(info: dict[str, Any]) -> dict[str, FormatMode]:

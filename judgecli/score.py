@@ -14,7 +14,7 @@ from judgecli.grading import GradingPlan, grade_pointwise
 from judgecli.job import Ending, Job, Sequential
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.summary.facts import GateMetric
+from judgecli.summary.gate_records import GateMetric
 from judgecli.summary.score import ScoreSummary, summarize_score
 
 
@@ -98,7 +98,10 @@ def score_job(
         # Only a run with --labels needs what corrects for them (PPI++, the labels' reader).
         from judgecli.corrected import corrected_fields
 
-        return summary.model_copy(update=corrected_fields(results, labels, gated_metrics(rubric)))
+        corrected = corrected_fields(
+            results, labels, gated_metrics(rubric), no_interval=summary.no_interval
+        )
+        return summary.model_copy(update=corrected)
 
     return Job(
         config=config,

@@ -23,7 +23,8 @@ from typing import TypeVar
 from judgecli.outcomes import case_value
 from judgecli.result import CaseResult
 from judgecli.stats.sequential import BettingCS, Decision, decide
-from judgecli.summary.facts import GateMetric, SequentialSummary
+from judgecli.summary.facts import SequentialSummary
+from judgecli.summary.gate_records import GateMetric
 
 T = TypeVar("T")
 

@@ -11,17 +11,20 @@ from dataclasses import dataclass, field
 
 from judgecli import errors
 from judgecli.errors import JudgeError, RunIncompleteError
+from judgecli.usage import CallSpend
 
 
 @dataclass
 class ShareEnd:
     """How one share's judging ended: what it warned of, the response format each judge
-    ended with, and the error that stopped a worker (None: it judged all it was given).
+    ended with, the calls of the cases it did not finish, and the error that stopped a
+    worker (None: it judged all it was given).
     """
 
     warnings: list[str] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
     unpriced: list[str] = field(default_factory=list)
+    unfinished: CallSpend = field(default_factory=CallSpend)
     stop: Stop | None = None
 
 
@@ -39,7 +42,7 @@ class Stop:
     def of(cls, error: BaseException) -> Stop:
         """The error as a Stop; a crash (a bug) keeps its traceback."""
         if isinstance(error, JudgeError):
-            return cls(type(error).__name__, error.message, error.hint)
+            return cls(errors_class(type(error)).__name__, error.message, error.hint)
         if isinstance(error, KeyboardInterrupt):  # Terminated too
             return cls("RunInterruptedError", "interrupted: finished cases are saved")
         text = "".join(traceback.format_exception(error)).rstrip()
@@ -59,3 +62,13 @@ class Stop:
         """Whether the other workers finish their cases in flight (see RunIncompleteError)."""
         error = self.error()
         return isinstance(error, RunIncompleteError) and error.drains
+
+
+def errors_class(kind: type[JudgeError]) -> type[JudgeError]:
+    """The class of judgecli.errors an error is, or is a kind of (`judge.halt.Halted` is a
+    RunInterruptedError): the parent rebuilds it by that name.
+    """
+    return next(
+        (base for base in kind.__mro__ if getattr(errors, base.__name__, None) is base),
+        JudgeError,
+    )

@@ -12,6 +12,9 @@ out base-first along the reversed MRO, so a model whose own keys come before the
 declares them in a small base listed after the one from here: `class Usage(Tokens, Calls)`
 writes Calls' fields, then Tokens', then Usage's own.
 
+The calls of a case that did not finish are counted apart (`CallSpend`, `CALLS_SENT`): no
+result line holds them, yet they were sent and billed, and summary.json's usage counts them.
+
 It imports nothing from judgecli, so every layer (judge/, result, grading, refine,
 summary/) can build on it without an import circle.
 """
@@ -19,6 +22,7 @@ summary/) can build on it without an import circle.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import BaseModel
@@ -73,3 +77,35 @@ def total(items: Iterable[Tokens]) -> Tokens:
     for item in items:
         summed.add_tokens(item)
     return summed
+
+
+class CallCount(BaseModel):
+    """How many calls were sent: the key before the tokens, in a base of its own so that it
+    stays first (see the module's docstring).
+    """
+
+    calls: int = 0
+
+
+class CallSpend(Tokens, CallCount):
+    """Calls sent and what their replies cost: the calls of cases that did not finish in
+    the session that sent them (stopped by a signal, the budget, a lost endpoint or worker).
+    Their verdicts are in no result line, yet the provider bills them.
+    """
+
+    def add_calls(self, sent: Iterable[Tokens]) -> None:
+        """Count calls, one per entry of `sent` (each what its reply cost: 0 while none came)."""
+        for call in sent:
+            self.calls += 1
+            self.add_tokens(call)
+
+    def add(self, other: CallSpend) -> None:
+        """Add another spend's calls, tokens and cost to these, in place."""
+        self.calls += other.calls
+        self.add_tokens(other)
+
+
+CALLS_SENT: ContextVar[list[Tokens] | None] = ContextVar("calls_sent", default=None)
+"""The calls the case being graded in this context has sent, one entry each (what its reply
+cost, 0 until it comes): set by the runner for each case, appended to by the judge client.
+A plain list, as every case gets one (a cached re-run makes thousands, and sends nothing)."""

@@ -183,6 +183,9 @@ def parse_verdict(text: str, rubric: Rubric) -> Verdict:
         winner = _choice(obj.get("winner"), ["A", "B", "tie"], "winner", text)
         fields["winner"] = Position(winner)
     if rubric.confidence:
+        # Asked as one of 0, 0.05, ..., 1 (what a grammar can enforce); a judge under no
+        # grammar may write 0.87, which means what it says. Off 0..1 it means nothing sure
+        # (10: ten percent, or ten of ten?) and the escalation rules read it: re-asked.
         fields["confidence"] = _number(obj.get("confidence"), 0.0, 1.0, "confidence", text)
     if rubric.feedback:
         feedback = obj.get("feedback")

@@ -1,6 +1,6 @@
 """--workers N: one run judged by N processes.
 
-LiteLLM spends milliseconds of CPU on each call (~1.5 ms in ECOSYSTEM.md §1.12; ~5.8 ms
+LiteLLM spends milliseconds of CPU on each call (~1.5 ms: docs/ecosystem.md, "CPU per call"; ~5.8 ms
 for a whole judge call measured by tests/bench/bench_workers.py), so one process tops out
 at a few hundred calls a second on a core: enough for any hosted provider's rate limits, not
 for a fast local server. With N workers, each process judges the cases whose id hashes to
@@ -15,7 +15,6 @@ not rebuilt from the command line.
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import queue
 import signal
@@ -31,15 +30,17 @@ from typing import Any
 
 from judgecli import errors
 from judgecli.config import RunConfig
-from judgecli.errors import RunInterruptedError
+from judgecli.judge.halt import GRACE_S
+from judgecli.lifeline import Lifeline
 from judgecli.result import CaseResult, CaseStatus
-from judgecli.runner import ResultSink, Terminated, sigterm_as_interrupt
+from judgecli.runner import AGAIN, ResultSink, Terminated, interrupted, interrupts
 from judgecli.share import ShareEnd, Stop
 
 # How long the parent waits on the workers' pipes at a time: a signal that another thread
 # of the parent took is handled by the main thread only once the wait ends.
 POLL_S = 0.2
-# After an interrupt: how long finished cases still in the queue are collected.
+# Beyond a stopped worker's grace: how long its last cases and its end may take to arrive;
+# also how long a worker may take to exit once it said its end.
 DRAIN_S = 5.0
 
 
@@ -133,26 +134,39 @@ class Outbox:
                 return
 
 
-def work(judge_share: JudgeShare, index: int, connection: Connection, stop: StopFlag) -> None:
+def work(
+    judge_share: JudgeShare,
+    index: int,
+    connection: Connection,
+    stop: StopFlag,
+    lifeline: Lifeline,
+    inherited: tuple[Connection, ...],
+) -> None:
     """A worker process: judge its share, then say how it ended (always, even on a crash:
-    the parent waits for every worker's end).
+    the parent waits for every worker's end). It dies with its parent (lifeline.py).
     """
+    # Ctrl-C at a terminal reaches every process of the job: the parent alone decides, and
+    # relays the stop as SIGTERM.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    lifeline.tie(inherited)
     # Fresh streams over the same descriptors: a lock the parent's progress thread held on
     # sys.stderr at the fork would otherwise hang this process's first warning.
     sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115 - lives as long as the process
     sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
-    # SIGTERM interrupts like Ctrl-C here too: the worker ends its share as an interrupted
-    # run does, and says so.
-    signal.signal(signal.SIGTERM, interrupt)
     outbox = Outbox(connection)
     end = ShareEnd()
+    # SIGTERM stops a worker as it stops a run: while it judges, the first halts it (the
+    # calls in flight land: runner.run_sync); else it interrupts like Ctrl-C, and the worker
+    # ends its share as an interrupted run does, and says so. (Until here, SIGTERM ended
+    # the process outright: it had nothing to tell.)
+    signal.signal(signal.SIGTERM, interrupt)
     try:
         judge_share(index, outbox, stop.is_set, end)
     except BaseException as error:  # noqa: BLE001 - carried to the parent, which raises it
         end.stop = Stop.of(error)
-    # Ending anyway: a signal now could only stop the end from being said.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Its end is being said (the sender thread writes it whole); a SIGTERM now ends the
+    # process as it would any other: never ignored, so a worker can always be stopped.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     outbox.close(index, end)
 
 
@@ -207,15 +221,20 @@ def run_workers(
     *,
     sink: ResultSink,
     on_result: Callable[[CaseResult], None],
+    ends: list[ShareEnd] | None = None,
     failures_allowed: int | None = None,
     failed_before: int = 0,
     done: Callable[[], bool] | None = None,
+    on_stopping: Callable[[str], None] | None = None,
 ) -> list[ShareEnd]:
     """Judge in `count` forked processes; every finished case goes to `sink` and
-    `on_result` here. Stops like the single-process runner: the failure limit or `done`
-    (a sequential gate that decided) stop every worker from taking new cases, the first
-    worker's error is raised once all have ended, Ctrl-C or SIGTERM end them all with
-    RunInterruptedError after the cases they finished are written.
+    `on_result` here, and each worker's end, in order, to the list returned (and to `ends`,
+    also when the run stops). Stops like the single-process runner: the failure limit or
+    `done` (a sequential gate that decided) stop every worker from taking new cases, the
+    first worker's error is raised once all have ended; a first Ctrl-C or SIGTERM halts
+    them all (their calls in flight land, `on_stopping` hears of it), a second cuts that
+    short, and either ends the run with RunInterruptedError once what they finished is
+    written. The workers die with this process (lifeline.py).
     """
     context = multiprocessing.get_context("fork")
     stop = StopFlag(context)
@@ -226,27 +245,69 @@ def run_workers(
         failed=failed_before,
         done=done or (lambda: False),
     )
-    workers = [start_worker(context, judge_share, index, count, stop) for index in range(count)]
-    # SIGTERM interrupts like Ctrl-C throughout, the shutdown included: a second signal
-    # while the workers are being stopped must not kill this process before it has written
-    # what they finished.
-    with sigterm_as_interrupt():
-        try:
-            read_until_ended(workers, stop, parent)
-        except (KeyboardInterrupt, Terminated) as interrupt:
-            stop.set()
-            for worker in workers:
-                worker.process.terminate()  # SIGTERM: a worker ends like an interrupted run
-            drain(workers, stop, parent)
-            raise RunInterruptedError(
-                ("stopped by SIGTERM" if isinstance(interrupt, Terminated) else "interrupted")
-                + ": finished cases are saved in results.jsonl"
-            ) from None
-        finally:
-            end_all(workers)
+    lifeline = Lifeline.open()
+    workers: list[Worker] = []
+    try:
+        for index in range(count):
+            workers.append(
+                start_worker(context, judge_share, index, count, stop, lifeline, workers)
+            )
+    finally:
+        lifeline.forked()
+    try:
+        # SIGTERM interrupts like Ctrl-C throughout, the shutdown included: a second signal
+        # while the workers are being stopped must not kill this process before it has
+        # written what they finished.
+        with interrupts():
+            try:
+                read_until_ended(workers, stop, parent)
+            except KeyboardInterrupt as interrupt:  # Terminated too
+                signum = signal.SIGTERM if isinstance(interrupt, Terminated) else signal.SIGINT
+                again = halt_all(workers, stop, parent, signum, on_stopping)
+                raise interrupted(signum, again=again) from None
+            finally:
+                end_all(workers)
+    finally:
+        lifeline.cut()
+        if ends is not None:
+            ends[:] = [parent.ends[index] for index in sorted(parent.ends)]
     if parent.stops:
         raise parent.stops[0]
     return [parent.ends[index] for index in range(count)]
+
+
+def halt_all(
+    workers: list[Worker],
+    stop: StopFlag,
+    parent: Parent,
+    signum: signal.Signals,
+    on_stopping: Callable[[str], None] | None,
+) -> bool:
+    """After a first Ctrl-C or SIGTERM: halt every worker as a run is halted (SIGTERM: no
+    new call, its calls in flight land) and write what they finish. A second signal cuts
+    their grace short (a second SIGTERM: they cancel their calls, and say which they had
+    sent) and a third kills them. True if a second came.
+    """
+    stop.set()
+    for worker in workers:
+        worker.process.terminate()
+    if on_stopping is not None:
+        on_stopping(
+            f"stopping: no new calls; waiting up to {GRACE_S:g} s for the workers' calls in "
+            f"flight to land ({AGAIN[signum]} stops at once)"
+        )
+    try:
+        read_until_ended(workers, stop, parent, within=GRACE_S + DRAIN_S)
+    except KeyboardInterrupt:
+        for worker in workers:
+            worker.process.terminate()
+        try:
+            read_until_ended(workers, stop, parent, within=DRAIN_S)
+        except KeyboardInterrupt:
+            for worker in workers:
+                worker.process.kill()
+        return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -272,12 +333,25 @@ class Worker:
 
 
 def start_worker(
-    context: Any, judge_share: JudgeShare, index: int, count: int, stop: StopFlag
+    context: Any,
+    judge_share: JudgeShare,
+    index: int,
+    count: int,
+    stop: StopFlag,
+    lifeline: Lifeline,
+    started: list[Worker],
 ) -> Worker:
-    """Fork worker `index` of `count` with a pipe of its own to this process."""
+    """Fork worker `index` of `count` with a pipe of its own to this process, tied to this
+    process's life (the parent's ends of its own and the `started` workers' pipes are closed
+    in it at once: a pipe with a reader left in a worker would never break).
+    """
     inbox, outbox = context.Pipe(duplex=False)
+    inherited = (inbox, *(worker.inbox for worker in started))
     process = context.Process(
-        target=work, args=(judge_share, index, outbox, stop), daemon=True, name=f"judge-{index}"
+        target=work,
+        args=(judge_share, index, outbox, stop, lifeline, inherited),
+        daemon=True,
+        name=f"judge-{index}",
     )
     process.start()
     # The worker holds the only writing end now, so its death closes the pipe. (Closed here
@@ -310,12 +384,6 @@ def read_until_ended(
                 worker.inbox.close()
 
 
-def drain(workers: list[Worker], stop: StopFlag, parent: Parent) -> None:
-    """After an interrupt: write the cases the workers finished before they ended."""
-    with contextlib.suppress(KeyboardInterrupt, Terminated):
-        read_until_ended(workers, stop, parent, within=DRAIN_S)
-
-
 def end_all(workers: list[Worker]) -> None:
     """Wait a little for every worker to exit, then kill what is left (also when a second
     interrupt cuts the wait short).
@@ -323,7 +391,7 @@ def end_all(workers: list[Worker]) -> None:
     try:
         for worker in workers:
             worker.process.join(timeout=DRAIN_S)
-    except (KeyboardInterrupt, Terminated):
+    except KeyboardInterrupt:  # Terminated too
         pass
     for worker in workers:
         if worker.process.is_alive():

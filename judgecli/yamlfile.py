@@ -135,3 +135,17 @@ def plain_problem(err: yaml.MarkedYAMLError) -> tuple[int | None, str]:
                 line = err.context_mark.line + 1
             return line, words
     return line, problem
+
+
+def yaml_hint(problem: str) -> str:
+    """The fix for a YAML problem (as plain_problem words it)."""
+    if "duplicate key" in problem:
+        return "keep one of the two: a key appears once in each mapping"
+    if "aliases" in problem:
+        return "write the value out in full: a rubric uses no anchors (&name) or aliases (*name)"
+    if "tab character" in problem:
+        return "indent with spaces (two per level)"
+    return (
+        "a rubric is YAML `key: value` lines, nested keys indented with spaces; "
+        "`judge rubrics show helpfulness` prints one"
+    )

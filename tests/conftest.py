@@ -11,7 +11,13 @@ from judgecli.rubric import Rubric
 from judgecli.rubric_file import parse_rubric
 
 DATA = Path(__file__).resolve().parent / "data"
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+"""Test data kept in the repository (tests/data/*/SOURCE.md says where each set comes from)."""
+
+EXTERNAL_DATA_ENV = "JUDGE_TEST_DATA"
+EXTERNAL_DATA = Path(os.environ[EXTERNAL_DATA_ENV]) if os.environ.get(EXTERNAL_DATA_ENV) else None
+"""A folder of real data sets whose licence does not let the repository carry them; the
+tests that need one skip without it, saying where to get it (read at collection, before
+`clean_environ` empties JUDGE_* for each test)."""
 
 
 @pytest.fixture(autouse=True)

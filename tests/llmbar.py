@@ -1,6 +1,6 @@
 """LLMBar's published judge verdicts, replayed as the results `judge pairwise` writes.
 
-LLMBar (Zeng et al., ICLR 2024; /work/shared/data/llmbar/SOURCE.md) asked GPT-4 and
+LLMBar (Zeng et al., ICLR 2024; tests/data/llmbar/SOURCE.md) asked GPT-4 and
 ChatGPT to pick the better of two outputs, once in each presentation order, and kept
 every reply in `result.json` with the verdict already mapped back to the original
 numbering ("1"/"2", null when the authors could not parse the reply). Here output_1 is
@@ -30,9 +30,10 @@ from typing import Any
 from judgecli.debias import FlipPolicy, combine_winners, reconcile_flip, to_winner
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, Winner
 from judgecli.verdict import Position, Verdict
-from tests.conftest import SHARED_DATA
+from tests.conftest import DATA
 
-LLMBAR = SHARED_DATA / "llmbar" / "Dataset"
+# MIT-licensed: the files the tests read are in the repository (SOURCE.md, LICENSE).
+LLMBAR = DATA / "llmbar" / "Dataset"
 RUBRIC_HASH = "llmbar"
 
 # result.json key of each presentation order, in the order grade_pairwise asks them.

@@ -1,14 +1,20 @@
 """ChatGPT's star ratings of OpenMEVA story endings, replayed as the results `judge score` writes.
 
-Wang et al. (2023, "Is ChatGPT a Good NLG Evaluator?"; /work/shared/data/chatgpt_openmeva/
-SOURCE.md) asked ChatGPT for one to five stars for each of 5 systems' continuations of 200
-OpenMEVA-ROC story beginnings, and kept the stars beside the mean human rating of each
-continuation. Each (beginning, system) becomes one pointwise CaseResult with the stars as
+Wang et al. (2023, "Is ChatGPT a Good NLG Evaluator?", arXiv 2303.04048) asked ChatGPT for
+one to five stars for each of 5 systems' continuations of 200 OpenMEVA-ROC story
+beginnings, and kept the stars beside the mean human rating of each continuation
+(`data/openmeva.json` of SOURCE_REPOSITORY at SOURCE_COMMIT: 200 beginnings, each with its
+systems' continuations under `gen`, each continuation's `score` holding `human` and
+`chatgpt`). Each (beginning, system) becomes one pointwise CaseResult with the stars as
 its score (status ok, one Judgement by "chatgpt"), and one labels.jsonl line with the human
 mean as its label. The human means are averages of raters, in steps of 0.2, so they are
 not points of any scale: that is what calibrate must cope with here.
 
 The authors kept no reply text, tokens or cost; those stay empty or zero.
+
+Their repository states no licence, so the repository cannot carry the file: the tests that
+read it are opt-in. Put it at `$JUDGE_TEST_DATA/chatgpt_openmeva/openmeva.json` (MISSING
+says so when it is not there).
 """
 
 from __future__ import annotations
@@ -21,9 +27,33 @@ from typing import Any
 
 from judgecli.result import CaseResult, CaseStatus, Judgement
 from judgecli.verdict import Verdict
-from tests.conftest import SHARED_DATA
+from tests.conftest import EXTERNAL_DATA, EXTERNAL_DATA_ENV
 
-OPENMEVA = SHARED_DATA / "chatgpt_openmeva" / "openmeva.json"
+SOURCE_REPOSITORY = "https://github.com/krystalan/chatgpt_as_nlg_evaluator"
+SOURCE_COMMIT = "982e7867eb27d0971b4cf8f7cb50f7cda5c5bdf1"
+SOURCE_PATH = "data/openmeva.json"
+PLACE = Path("chatgpt_openmeva") / "openmeva.json"
+"""Where the file goes under $JUDGE_TEST_DATA."""
+OPENMEVA = EXTERNAL_DATA / PLACE if EXTERNAL_DATA is not None else None
+
+
+def missing_reason() -> str | None:
+    """Why the OpenMEVA tests cannot run here (where to get the file), or None."""
+    if OPENMEVA is not None and OPENMEVA.is_file():
+        return None
+    where = (
+        f"{EXTERNAL_DATA_ENV} is not set"
+        if OPENMEVA is None
+        else f"there is no {OPENMEVA} ({EXTERNAL_DATA_ENV}={EXTERNAL_DATA})"
+    )
+    return (
+        f"OpenMEVA ratings not found: {where}. Their repository states no licence, so this "
+        f"one does not carry them: save {SOURCE_PATH} of {SOURCE_REPOSITORY} (commit "
+        f"{SOURCE_COMMIT}) as ${EXTERNAL_DATA_ENV}/{PLACE.as_posix()}"
+    )
+
+
+MISSING = missing_reason()
 MODEL = "chatgpt"
 RUBRIC_HASH = "openmeva"
 
@@ -39,8 +69,10 @@ class Rating:
     human: float
 
 
-def read_ratings(path: Path = OPENMEVA) -> list[Rating]:
-    """Every rated continuation, beginnings in file order, systems in each one's order."""
+def read_ratings(path: Path) -> list[Rating]:
+    """Every rated continuation of an openmeva.json, beginnings in file order, systems in
+    each one's order.
+    """
     beginnings: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
     return [
         Rating(

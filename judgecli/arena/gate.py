@@ -11,15 +11,30 @@ named by --beats, and rank high enough (--min-rank)? Pure: a summary in, a verdi
 
 With --style-control the gate reads the style-controlled leaderboard: that is the
 question asked. A run that could not be judged (incomplete) gets no verdict.
+
+Every comparison is judged in both orders, so the arena has a position consistency (the
+share of graded comparisons whose two orders agreed; with a panel, on which every judge's
+did) and stands on the same floor as a pairwise gate (`--min-consistency`, default 0.5,
+`consistency`): below it the judge cannot tell the answers apart, and the gate is undecided
+(exit 3). A run with --no-flip measures no consistency; the floor does not apply.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from judgecli.arena.systems import system_index
+from judgecli.consistency import (
+    ARENA_TO_DO,
+    DEFAULT_FLOOR,
+    floor_of,
+    floor_undecided,
+    floor_warnings,
+)
 from judgecli.errors import ConfigError
 from judgecli.summary.arena import ArenaGate, ArenaSummary, GateCheck
+from judgecli.summary.gate_records import ConsistencyFloor
 
 BEAT_SHARE = 0.95
 """--beats: the share of resamples the system must be above the other in."""
@@ -33,17 +48,30 @@ class ArenaGateSpec:
     """--for: the system gated (None: the last file's)."""
     beats: tuple[str, ...] = ()
     min_rank: int | None = None
+    min_consistency: float | None = None
+    """The position-consistency floor (None: the default, 0.5)."""
 
     @property
     def asked(self) -> bool:
-        """Whether any check was asked for."""
+        """Whether any check was asked for (the floor alone is none)."""
         return bool(self.beats) or self.min_rank is not None
 
-    def checked(self, names: list[str]) -> ArenaGateSpec:
+    @property
+    def floor(self) -> float:
+        """The position-consistency floor the gate stands on."""
+        return DEFAULT_FLOOR if self.min_consistency is None else self.min_consistency
+
+    def checked(self, names: list[str], *, flip: bool = True) -> ArenaGateSpec:
         """The spec with its system named, checked against the systems (ConfigError, exit
         2, before anything is judged: an unknown name, a system asked to beat itself, a
-        rank outside 1..n).
+        rank outside 1..n, --min-consistency with --no-flip).
         """
+        if self.min_consistency is not None and not flip:
+            raise ConfigError(
+                "--min-consistency with --no-flip: a comparison judged in one order "
+                "measures no position consistency",
+                hint="drop --no-flip (both orders are judged by default), or --min-consistency",
+            )
         system = self.system if self.system is not None else names[-1]
         system_index(names, system, "--for")
         for other in self.beats:
@@ -58,7 +86,22 @@ class ArenaGateSpec:
                 f"--min-rank {self.min_rank}: ranks run from 1 to {len(names)}",
                 hint="1 is the top of the leaderboard",
             )
-        return ArenaGateSpec(system=system, beats=self.beats, min_rank=self.min_rank)
+        return ArenaGateSpec(
+            system=system,
+            beats=self.beats,
+            min_rank=self.min_rank,
+            min_consistency=self.min_consistency,
+        )
+
+
+def arena_floor(summary: ArenaSummary, spec: ArenaGateSpec) -> ConsistencyFloor | None:
+    """The arena's consistency against the floor; None with --no-flip."""
+    return floor_of(summary.consistency, spec.floor) if summary.flip else None
+
+
+def arena_warnings(summary: ArenaSummary, spec: ArenaGateSpec) -> list[str]:
+    """The loud warning of an arena below the floor, gated or not."""
+    return floor_warnings(arena_floor(summary, spec), None, ARENA_TO_DO)
 
 
 def evaluate_arena_gate(summary: ArenaSummary, spec: ArenaGateSpec) -> ArenaGate | None:
@@ -92,9 +135,30 @@ def evaluate_arena_gate(summary: ArenaSummary, spec: ArenaGateSpec) -> ArenaGate
                 passed=me.rank <= spec.min_rank,
             )
         )
+    floor = arena_floor(summary, spec)
+    leaderboard: Literal["raw", "style-controlled"] = "style-controlled" if styled else "raw"
+    # Absent, not null, where there is no floor (--no-flip).
+    floored = {} if floor is None else {"consistency_floor": floor}
+    if floor is None or floor.met:
+        return ArenaGate(
+            passed=all(c.passed for c in checks),
+            system=spec.system,
+            leaderboard=leaderboard,
+            checks=checks,
+            decided=True,
+            undecided=None,
+            hint=None,
+            **floored,
+        )
+    # The judge picks a position, not an answer: the leaderboard it made decides nothing.
+    why = floor_undecided(floor, ARENA_TO_DO)
     return ArenaGate(
-        passed=all(c.passed for c in checks),
+        passed=False,
         system=spec.system,
-        leaderboard="style-controlled" if styled else "raw",
-        checks=checks,
+        leaderboard=leaderboard,
+        checks=[c.model_copy(update={"passed": False, "decided": False}) for c in checks],
+        decided=False,
+        undecided=why.reason,
+        hint=why.hint,
+        **floored,
     )

@@ -1,5 +1,5 @@
 """Running an arena: judge its comparisons into one run directory, round by round, then
-summarise, gate and write summary.json, report.md and report.html.
+summarise, gate and write summary.json, report.md, report.html and results.junit.xml.
 
 Judging is `judging.judge_all`'s, as for every judging command: the run directory and
 run.json, the reply cache, --resume, --max-cost, --max-failures. Each comparison is graded
@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from judgecli.arena.gate import ArenaGateSpec, evaluate_arena_gate
+from judgecli.arena.gate import ArenaGateSpec, arena_warnings, evaluate_arena_gate
 from judgecli.arena.schedule import Matchup, Planner, Schedule
 from judgecli.arena.systems import ArenaFiles
 from judgecli.config import FailureLimit, RunConfig
@@ -27,8 +27,10 @@ from judgecli.judge.protocol import JudgeClient
 from judgecli.judging import judge_all
 from judgecli.pairwise import NO_FLIP_WARNING
 from judgecli.report.arena import render_arena_html, render_arena_markdown
+from judgecli.report.junit_arena import render_arena_junit
 from judgecli.result import CaseResult, CaseStatus, Winner
 from judgecli.store import (
+    JUNIT,
     REPORT_HTML,
     REPORT_MD,
     RESULTS,
@@ -211,7 +213,11 @@ def conclude_arena(
     incomplete = incomplete_reason(summary, arena.config.max_failures, len(planned))
     summary = summary.model_copy(
         update={
-            "warnings": list(dict.fromkeys([*warnings, *sweep_warnings(summary)])),
+            "warnings": list(
+                dict.fromkeys(
+                    [*warnings, *sweep_warnings(summary), *arena_warnings(summary, arena.gate)]
+                )
+            ),
             "incomplete": incomplete,
             "gate": None if incomplete else evaluate_arena_gate(summary, arena.gate),
         }
@@ -221,7 +227,9 @@ def conclude_arena(
     store.write_text(REPORT_MD, markdown)
     if step_summary is not None:
         append_step_summary(step_summary, markdown)
-    store.write_text(REPORT_HTML, render_arena_html(summary))
+    pairs = {key: (m.old, m.new) for key, m in matched.items()}
+    store.write_text(REPORT_HTML, render_arena_html(summary, results, pairs))
+    store.write_text(JUNIT, render_arena_junit(summary, results, pairs))
     store.write_json(SUMMARY, summary.model_dump(mode="json", exclude_none=True))
     return ArenaOutcome(run_dir=run_dir, summary=summary)
 

@@ -83,7 +83,7 @@ def set_up_arena(
     kind = chosen_schedule(schedule, len(systems), anchor)
     pairs = system_pairs(kind, len(systems), anchor)
     check_budget(kind, budget, max_pairs_per_case, len(pairs))
-    checked = (gate or ArenaGateSpec()).checked(systems)
+    checked = (gate or ArenaGateSpec()).checked(systems, flip=flip)
     files = join_files(
         paths,
         systems,

@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judgecli.dataset import Case, parse_case, read_line_at
+from judgecli.dataset import Case, parse_case
 from judgecli.errors import ConfigError
+from judgecli.jsonl import read_line_at
 from judgecli.pairs import Located, Pair, iter_pairs, scan_pairs
 from judgecli.sampling import SampleSize, Selector
 

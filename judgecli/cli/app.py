@@ -14,26 +14,30 @@ errors go to stderr; with --json, stdout carries the JSON alone (see cli/render.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import errno
 import functools
 import inspect
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from typing import Annotated, Any, ParamSpec
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
 from judgecli import __version__
-from judgecli.errors import ExitCode, JudgeError
+from judgecli.cli.streams import WholeLines
+from judgecli.errors import ExitCode, JudgeError, JudgeWarning
 
 P = ParamSpec("P")
 
 # soft_wrap: an error is one line a user can grep and copy, never wrapped at the terminal width.
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-stdout = Console(highlight=False)
+# Without a terminal, neither console wraps or crops anything (cli/streams.py).
+stderr = WholeLines(stderr=True, highlight=False, soft_wrap=True)
+stdout = WholeLines(highlight=False)
 
 
 # An option declared without a metavar shows its value as a word, as click does, rather
@@ -222,29 +226,125 @@ def exits_with_code(command: Callable[P, ExitCode | None]) -> Callable[P, None]:
         from judgecli.config import debug_enabled  # lazy: keeps `judge --help` fast
 
         try:
-            code = command(*args, **kwargs)
+            with warnings_shown(), run_dirs_released():
+                code = command(*args, **kwargs)
         except JudgeError as err:
             if debug_enabled():
                 raise
-            stderr.print(f"[bold red]error:[/] {escape(err.message)}")
-            if err.hint:
-                stderr.print(f"[dim]hint:[/] {escape(err.hint)}")
+            print_error(err)
             raise typer.Exit(int(err.exit_code)) from None
         except (typer.Exit, typer.BadParameter):
             raise
         except KeyboardInterrupt:
             stderr.print("[bold red]error:[/] interrupted")
             raise typer.Exit(int(ExitCode.INCOMPLETE)) from None
-        except Exception:
+        except Exception as err:
             if debug_enabled():
                 raise
-            stderr.print_exception(show_locals=False)
-            stderr.print("[bold red]error:[/] unexpected crash (a bug in judge; please report it)")
+            # A net, not the fix: a full disk or a folder without permission is the world's
+            # failure, best said where it happens; one that still gets here is no bug.
+            said = world_failure(err) if isinstance(err, OSError) else None
+            if said is not None:
+                print_error(said)
+            else:
+                stderr.print_exception(show_locals=False)
+                stderr.print(
+                    "[bold red]error:[/] unexpected crash (a bug in judge; please report it)"
+                )
             raise typer.Exit(int(ExitCode.INCOMPLETE)) from None
         sys.stdout.flush()  # here, where a closed pipe is harmless (streams.PipeSafe)
         raise typer.Exit(int(code if code is not None else ExitCode.OK))
 
     return wrapper
+
+
+@contextlib.contextmanager
+def warnings_shown() -> Iterator[None]:
+    """Show each JudgeWarning issued in the block as a `warning:` line on stderr, every time
+    (other warnings keep Python's own filters and display).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", JudgeWarning)
+        python_shows = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], *args: Any, **kw: Any) -> None:
+            if issubclass(category, JudgeWarning):
+                stderr.print(f"[yellow]warning:[/] {escape(str(message))}")
+            else:
+                python_shows(message, category, *args, **kw)
+
+        warnings.showwarning = show
+        yield
+
+
+class Nesting:
+    """How many commands this process is inside: resume, merge and collect run another."""
+
+    depth = 0
+
+
+@contextlib.contextmanager
+def run_dirs_released() -> Iterator[None]:
+    """Within: a command runs. When the outermost one ends, the run directories it locked
+    are released (store/lock.py): an inner command's run is its caller's to finish.
+    """
+    Nesting.depth += 1
+    try:
+        yield
+    finally:
+        Nesting.depth -= 1
+        # Only a command that wrote a run imported the lock module; importing it here would
+        # slow the start of every other.
+        lock = sys.modules.get("judgecli.store.lock")
+        if Nesting.depth == 0 and lock is not None:
+            lock.release_run_dirs()
+
+
+def print_error(err: JudgeError) -> None:
+    """`error: <message>` and, when it has one, `hint: <fix>` on stderr."""
+    stderr.print(f"[bold red]error:[/] {escape(err.message)}")
+    if err.hint:
+        stderr.print(f"[dim]hint:[/] {escape(err.hint)}")
+
+
+# The failures of the machine a command runs on, each with its fix. A stopped run keeps
+# what it wrote, and `judge resume` continues it once the cause is fixed.
+WORLD_HINTS = {
+    errno.ENOSPC: "free space on that file system (or write elsewhere), then run the command "
+    "again; a stopped run continues with judge resume RUN_DIR",
+    errno.EDQUOT: "your disk quota is used up: free space (or write elsewhere), then run the "
+    "command again; a stopped run continues with judge resume RUN_DIR",
+    errno.EFBIG: "the file is larger than that file system allows: write elsewhere",
+    errno.EACCES: "you may not write or read there: fix its permissions, or choose another path",
+    errno.EPERM: "the operation is not permitted there: fix its permissions, or choose another "
+    "path",
+    errno.EROFS: "that file system is read-only: choose a path on a writable one",
+    errno.EMFILE: "this process has too many open files: raise the limit (ulimit -n), or lower "
+    "--concurrency or --workers",
+    errno.ENFILE: "the system has too many open files: close some, or lower --concurrency or "
+    "--workers",
+    errno.EIO: "the device reported an I/O error: check the disk, then run the command again",
+}
+
+
+def world_failure(err: OSError) -> JudgeError | None:
+    """An OSError the machine caused (no space, no permission, a read-only file system, too
+    many open files) as an error naming the path and the fix; None for any other OSError,
+    which stays a crash with its traceback.
+    """
+    hint = WORLD_HINTS.get(err.errno or 0)
+    if hint is None:
+        return None
+    paths = [str(p) for p in (err.filename, err.filename2) if p is not None]
+    where = f"{' -> '.join(paths)}: " if paths else ""
+    return JudgeError(f"{where}{os_error_text(err)}", hint=hint)
+
+
+def os_error_text(err: OSError) -> str:
+    """`No space left on device (ENOSPC)`: the OS's words and the errno's name."""
+    name = errno.errorcode.get(err.errno or 0)
+    text = err.strerror or str(err)
+    return f"{text} ({name})" if name else text
 
 
 def show_version(value: bool) -> None:

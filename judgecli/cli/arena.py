@@ -19,6 +19,7 @@ from judgecli.cli.options import (
     FlipOpt,
     FlipPolicyChoice,
     FlipPolicyOpt,
+    MinConsistencyOpt,
     RubricOpt,
     choice,
 )
@@ -138,6 +139,7 @@ def arena_command(
             help="The system gated (default: the last file's).",
         ),
     ] = None,
+    min_consistency: MinConsistencyOpt = None,
     flip: FlipOpt = True,
     flip_policy: FlipPolicyOpt = FlipPolicyChoice.TIE,
     allow_partial: AllowPartialOpt = False,
@@ -171,7 +173,12 @@ def arena_command(
         budget=budget,
         max_pairs_per_case=max_pairs_per_case,
         style_control=style_control,
-        gate=ArenaGateSpec(system=for_system, beats=tuple(beats or ()), min_rank=min_rank),
+        gate=ArenaGateSpec(
+            system=for_system,
+            beats=tuple(beats or ()),
+            min_rank=min_rank,
+            min_consistency=min_consistency,
+        ),
         flip=flip,
         flip_policy=FlipPolicy(flip_policy),
         allow_partial=allow_partial,
@@ -197,7 +204,7 @@ def show(summary: ArenaSummary, run_dir: Path, *, quiet: bool, json_output: bool
     """
     import json
 
-    from judgecli.cli.render import report_console
+    from judgecli.cli.render import print_undecided, report_console
     from judgecli.report.arena import arena_headline, gate_note, terminal_tables
 
     console = report_console(json_output=json_output)
@@ -208,7 +215,8 @@ def show(summary: ArenaSummary, run_dir: Path, *, quiet: bool, json_output: bool
         stderr.print(f"[yellow]warning:[/] {escape(warning)}")
     line = escape(arena_headline(summary))
     if summary.gate is not None and not summary.incomplete:
-        line = f"[bold {'green' if summary.gate.passed else 'red'}]{line}[/]"
+        colour = "green" if summary.gate.passed else "red" if summary.gate.decided else "yellow"
+        line = f"[bold {colour}]{line}[/]"
     console.print(line, soft_wrap=True)
     if note := gate_note(summary):
         console.print(escape(note), soft_wrap=True)
@@ -217,9 +225,14 @@ def show(summary: ArenaSummary, run_dir: Path, *, quiet: bool, json_output: bool
         print(json.dumps(summary.model_dump(mode="json", exclude_none=True), indent=2))
     if summary.incomplete:
         stderr.print(f"[bold red]error:[/] {escape(summary.incomplete)}")
-        stderr.print(
-            f"[dim]hint:[/] continue with: judge resume {escape(str(run_dir))} --retry-failed"
-        )
+        from judgecli.cli.retry_advice import retry_hint
+
+        errors = [failure.error for failure in summary.failures]
+        stderr.print(f"[dim]hint:[/] {escape(retry_hint(run_dir, errors))}")
+        return ExitCode.INCOMPLETE
+    if summary.gate is not None and not summary.gate.decided:
+        # Issue 29: a judge that cannot tell the answers apart decides no gate.
+        print_undecided(summary.gate.undecided, summary.gate.hint)
         return ExitCode.INCOMPLETE
     if summary.gate is not None and not summary.gate.passed:
         return ExitCode.GATE_FAILED

@@ -47,14 +47,22 @@ def stats_command() -> ExitCode:
 @cache_app.command("clear")
 @exits_with_code
 def clear_command() -> ExitCode:
-    """Delete every cached reply (the next runs pay for their calls again)."""
+    """Delete every cached reply (the next runs pay for their calls again). A damaged cache
+    file is removed whole, and an empty cache made in its place.
+    """
     from judgecli.config import cache_dir
-    from judgecli.store.cache import ReplyCache
+    from judgecli.store.cache import clear_cache
 
-    cache = ReplyCache(cache_dir())
-    removed = cache.clear()
-    cache.close()
-    stdout.print(f"removed {removed} cached replies from {escape(str(cache.path))}", soft_wrap=True)
+    cleared = clear_cache(cache_dir())
+    path = escape(str(cleared.path))
+    if cleared.entries is not None:
+        stdout.print(f"removed {cleared.entries} cached replies from {path}", soft_wrap=True)
+    else:
+        stdout.print(
+            f"removed the damaged reply cache {path} ({escape(cleared.damage or '')}; "
+            f"{cleared.size_bytes:,} bytes, its replies unreadable) and started an empty one",
+            soft_wrap=True,
+        )
     return ExitCode.OK
 
 
@@ -85,7 +93,8 @@ def export_command(
     the same endpoint.
     """
     from judgecli.config import cache_dir
-    from judgecli.store.cache import ReplyCache, export_entries, write_entries
+    from judgecli.store.cache import ReplyCache
+    from judgecli.store.cache_transfer import export_entries, write_entries
 
     cache = ReplyCache(cache_dir())
     try:
@@ -142,7 +151,7 @@ def label(name: str) -> str:
 
 def read_files(files: list[str]) -> Iterator[Iterator[CachedReply]]:
     """The entries of each file in turn, each read while its file is open."""
-    from judgecli.store.cache import open_export, read_entries
+    from judgecli.store.cache_transfer import open_export, read_entries
 
     for name in files:
         if name == STDIO:

@@ -94,11 +94,13 @@ def calibrate_command(
     from judgecli.errors import ConfigError
     from judgecli.gate import GateOn, GateSpec
     from judgecli.labels import parse_label_map
+    from judgecli.measured import check_calibrate_on
     from judgecli.store import default_run_dir
 
     gate = GateSpec(
         min_kappa=min_kappa, min_accuracy=min_accuracy, min_stability=min_stability, on=GateOn(on)
     )
+    check_calibrate_on(gate)
     loaded = named_rubric(rubric)[1] if rubric else None
     labels_path = labels or labels_file
     if labels_path is None:

@@ -54,7 +54,7 @@ def collect_command(
     collect_batches(run_dir, wait=wait, poll_s=poll, on_status=show)
     info = read_run_info(run_dir, hint="pass a --batch run's directory")
     argv = without_flags(list(info["argv"]), set(), {"--batch"})
-    args = resumed_argv(argv, run_dir, retry_failed=False, max_cost=None)
+    args = resumed_argv(argv, run_dir, retry_failed=False)
     args += ["--quiet"] * quiet + ["--json"] * json_output
     if not quiet:
         stderr.print(f"[dim]every batch is in; finishing {escape(str(run_dir))}[/]")

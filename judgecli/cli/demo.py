@@ -1,4 +1,6 @@
-"""`judge demo`: the offline demo — start the bundled simulator and run real commands on it."""
+"""`judge demo`: the offline demo — start the bundled simulator and run real commands on it,
+on the example datasets the package ships (cli/demo_data.py), from any folder.
+"""
 
 from __future__ import annotations
 
@@ -13,15 +15,15 @@ import typer
 from rich.markup import escape
 
 from judgecli.cli.app import app, exits_with_code, stdout
-from judgecli.errors import ExitCode, InputError
+from judgecli.cli.demo_data import shown_path
+from judgecli.errors import ExitCode
 
-REPO = Path(__file__).resolve().parents[2]
 
-
-def demo_steps(api_base: str, out: Path) -> list[tuple[str, list[str], set[int]]]:
-    """(title, judge arguments, exit codes that mean the step worked) for each demo step."""
+def demo_steps(api_base: str, out: Path, datasets: Path) -> list[tuple[str, list[str], set[int]]]:
+    """(title, judge arguments, exit codes that mean the step worked) for each demo step, on
+    the example files in `datasets`, writing run directories under `out`.
+    """
     sim = ["--model", "openai/sim", "--api-base", api_base]
-    datasets = REPO / "datasets"
     return [
         (
             "Grade 24 answers for helpfulness (pointwise 1-4, pass at 3)",
@@ -157,17 +159,22 @@ def demo_steps(api_base: str, out: Path) -> list[tuple[str, list[str], set[int]]
 @app.command("demo")
 @exits_with_code
 def demo_command(
-    out: Annotated[Path, typer.Option(help="Where the demo's run directories go.")] = Path("runs"),
+    out: Annotated[
+        Path,
+        typer.Option(
+            help="Where the demo's run directories go: a folder named <UTC time>-demo in it."
+        ),
+    ] = Path("runs"),
     latency_ms: Annotated[float, typer.Option(help="Simulated judge latency.")] = 30.0,
 ) -> ExitCode:
-    """Run the offline demo: the bundled judge simulator (fake verdicts) and real judge runs."""
+    """Run the offline demo: the bundled judge simulator (fake verdicts) and real judge runs
+    on the example datasets judge ships; works from any folder.
+    """
+    from judgecli.cli.demo_data import demo_datasets
     from judgecli.simulator.config import JudgeProfile
     from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 
-    if not (REPO / "datasets" / "example.jsonl").exists():
-        raise InputError(
-            "the demo needs the repository's datasets/ folder (run it from a checkout)"
-        )
+    datasets = demo_datasets()
     target = out / f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-demo"
     # A little position bias, so the demo shows what judging both orders catches; and the
     # human labels of datasets/labels.jsonl replayed with 20% noise, so calibrate has a
@@ -177,7 +184,7 @@ def demo_command(
         latency_ms=latency_ms,
         latency_jitter_ms=latency_ms / 3,
         position_bias=0.25,
-        truth_file=REPO / "datasets" / "labels.jsonl",
+        truth_file=datasets / "labels.jsonl",
         noise=0.2,
         # sim-sampled guesses on 20% of its calls: what --repeats measures.
         profiles={
@@ -189,7 +196,7 @@ def demo_command(
         stdout.print(
             f"[bold]judge simulator[/] on {sim.url} — deterministic fake verdicts, not a model\n"
         )
-        for title, args, expected in demo_steps(f"{sim.url}/v1", target):
+        for title, args, expected in demo_steps(f"{sim.url}/v1", target, datasets):
             stdout.rule(title)
             stdout.print(f"[dim]$ judge {escape(shlex.join(args))}[/]")
             code = subprocess.run([sys.executable, "-m", "judgecli", *args], check=False).returncode
@@ -197,14 +204,19 @@ def demo_command(
             stdout.print(f"exit code {code} ({verdict})\n")
             if code not in expected:
                 return ExitCode.INCOMPLETE
-    for line in next_steps(target):
+    for line in next_steps(target, datasets):
         stdout.print(line, soft_wrap=True)
     return ExitCode.OK
 
 
-def next_steps(target: Path) -> list[str]:
-    """The demo's last words: where its runs are, which report to open, what to try next."""
-    datasets = shown_path(REPO / "datasets")
+def next_steps(target: Path, datasets: Path) -> list[str]:
+    """The demo's last words: where its runs are, which report to open, what to try next
+    (on the example files in `datasets`).
+    """
+
+    def data(name: str) -> str:
+        return shlex.quote(shown_path(datasets / name))
+
     report = shown_path(target / "pairwise-pass" / "report.html")
     real = "--model openai/gpt-4o-mini"
     return [
@@ -214,18 +226,10 @@ def next_steps(target: Path) -> list[str]:
         "",
         "next, with a real judge (export OPENAI_API_KEY=..., or pick another LiteLLM model; "
         "--api-base URL for vLLM, Ollama or a proxy):",
-        escape(f"  judge score {datasets}/example.jsonl --rubric helpfulness {real}"),
+        escape(f"  judge score {data('example.jsonl')} --rubric helpfulness {real}"),
         escape(
-            f"  judge pairwise {datasets}/old.jsonl {datasets}/new.jsonl {real} --min-win-rate 0.55"
+            f"  judge pairwise {data('old.jsonl')} {data('new.jsonl')} {real} --min-win-rate 0.55"
         ),
-        escape(f"  judge calibrate {datasets}/labels.jsonl --rubric helpfulness {real}"),
+        escape(f"  judge calibrate {data('labels.jsonl')} --rubric helpfulness {real}"),
         "  judge rubrics list    (the rubric library; `judge rubrics show NAME` to start your own)",
     ]
-
-
-def shown_path(path: Path) -> str:
-    """`path` relative to the working directory when it is under it (shorter to copy)."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from judgecli.cli.app import app, exits_with_code, stderr
-from judgecli.cli.options import JsonOpt, QuietOpt
+from judgecli.cli.options import JsonOpt, QuietOpt, path_value
 from judgecli.cli.rejudge import (
     AnchorOpt,
     JudgeChange,
@@ -48,6 +48,7 @@ def drift_command(
             "--out",
             "-o",
             metavar="DIR",
+            parser=path_value,
             help="Where the drift is written (default: runs/<UTC time>-drift-<rubric>).",
             show_default=False,
         ),

@@ -118,6 +118,7 @@ def run_and_report(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, Any]) ->
             argv=invocation(ctx),
             on_result=progress.case_done,
             step_summary=step_summary_path(),
+            on_stopping=progress.stopping,
         )
     return report_run(flags, outcome.summary, outcome.run_dir)
 

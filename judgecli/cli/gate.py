@@ -7,12 +7,14 @@ from typing import Annotated
 
 import typer
 
-from judgecli.cli.app import app, exits_with_code
+from judgecli.cli.app import app, exits_with_code, stderr
 from judgecli.cli.options import (
     GateOnChoice,
     GateOnOpt,
     MaxLossRateOpt,
+    MinAccuracyOpt,
     MinConsistencyOpt,
+    MinKappaOpt,
     MinMeanOpt,
     MinPassKOpt,
     MinPassRateOpt,
@@ -27,13 +29,17 @@ from judgecli.errors import ExitCode
 def gate_command(
     summary_file: Annotated[
         Path,
-        typer.Argument(metavar="SUMMARY.json", help="summary.json of a pairwise or score run."),
+        typer.Argument(
+            metavar="SUMMARY.json", help="summary.json of a pairwise, score or calibrate run."
+        ),
     ],
     min_win_rate: MinWinRateOpt = None,
     min_pass_rate: MinPassRateOpt = None,
     min_mean: MinMeanOpt = None,
     max_loss_rate: MaxLossRateOpt = None,
     min_consistency: MinConsistencyOpt = None,
+    min_kappa: MinKappaOpt = None,
+    min_accuracy: MinAccuracyOpt = None,
     min_stability: MinStabilityOpt = None,
     min_pass_k: MinPassKOpt = None,
     on: GateOnOpt = GateOnChoice.POINT,
@@ -41,15 +47,20 @@ def gate_command(
         bool, typer.Option("--json", help="Print the gate's verdict as JSON on stdout.")
     ] = False,
 ) -> ExitCode:
-    """Exit 0 when the run meets every threshold, 1 when it does not. Calls no judge."""
+    """Exit 0 when the run meets every threshold, 1 when it does not, 3 when its evidence
+    cannot decide (a number undefined on its data, a missing interval, a pairwise judge
+    below the position-consistency floor). Calls no judge.
+    """
     import json
 
     from rich.markup import escape
 
-    from judgecli.cli.render import report_console
+    from judgecli.cli.render import print_undecided, report_console, verdict_style
+    from judgecli.consistency import gate_warnings
     from judgecli.errors import InputError, RunIncompleteError
-    from judgecli.gate import GateOn, GateSpec, check_gate_mode, evaluate_gate
-    from judgecli.report.markdown import headline
+    from judgecli.gate import GateOn, GateSpec, evaluate_gate
+    from judgecli.measured import check_gate_mode
+    from judgecli.report.markdown import gate_note, headline
     from judgecli.store import read_summary
 
     spec = GateSpec(
@@ -58,6 +69,8 @@ def gate_command(
         min_mean=min_mean,
         max_loss_rate=max_loss_rate,
         min_consistency=min_consistency,
+        min_kappa=min_kappa,
+        min_accuracy=min_accuracy,
         min_stability=min_stability,
         min_pass_k=min_pass_k,
         on=GateOn(on),
@@ -78,9 +91,16 @@ def gate_command(
     result = evaluate_gate(summary, spec)
     assert result is not None
     summary.gate = result
-    colour = "green" if result.passed else "red"
+    for warning in gate_warnings(summary, result):
+        stderr.print(f"[yellow]warning:[/] {escape(warning)}")
     out = report_console(json_output=json_output)
-    out.print(f"[bold {colour}]{escape(headline(summary))}[/]")
+    # soft_wrap: the verdict stays one line without a terminal, for grep (issue 29).
+    out.print(f"[{verdict_style(result)}]{escape(headline(summary))}[/]", soft_wrap=True)
+    if note := gate_note(summary):
+        out.print(f"[yellow]{escape(note)}[/]", soft_wrap=True)
     if json_output:
         print(json.dumps(result.model_dump(mode="json"), indent=2))
+    if not result.decided:
+        print_undecided(result.undecided, result.hint)
+        return ExitCode.INCOMPLETE
     return ExitCode.OK if result.passed else ExitCode.GATE_FAILED

@@ -64,6 +64,10 @@ def judge_config(command: str, rubric: Rubric, flags: JudgeFlags) -> RunConfig:
         flags=flags,
         default_out=default_run_dir(command, rubric.name),
     )
+    if config.max_cost is not None:
+        from judgecli.judge.provider import check_prices
+
+        check_prices(config.all_models)
     if flags.force and flags.out is not None:
         from judgecli.store import check_replaceable
 

@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from judgecli.cli.app import app, exits_with_code, stderr
-from judgecli.cli.options import JsonOpt, QuietOpt
+from judgecli.cli.options import JsonOpt, QuietOpt, path_value
 from judgecli.errors import ExitCode
 
 
@@ -23,7 +23,13 @@ def merge_command(
     ],
     out: Annotated[
         Path,
-        typer.Option("--out", "-o", metavar="DIR", help="The merged run's directory (new)."),
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            parser=path_value,
+            help="The merged run's directory (new).",
+        ),
     ],
     force: Annotated[
         bool, typer.Option("--force", help="Replace an earlier judge run in --out.")
@@ -40,7 +46,7 @@ def merge_command(
 
     created = not out.exists()
     info = merge_shards(runs, out, replace=force)
-    args = resumed_argv(info["argv"], out, retry_failed=False, max_cost=None)
+    args = resumed_argv(info["argv"], out, retry_failed=False)
     args += ["--conclude-only"] + ["--quiet"] * quiet + ["--json"] * json_output
     if not quiet:
         stderr.print(f"[dim]merged {len(info['merged'])} shards into {escape(str(out))}[/]")

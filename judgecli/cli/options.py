@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_args
 
 import typer
 
@@ -32,6 +32,17 @@ def positive(value: float | None) -> float | None:
     return value
 
 
+def path_value(value: str) -> Path:
+    """A typer `parser` for a path option: the path, never an empty one. `--out "$OUT"` with
+    OUT unset would otherwise be the current directory, and a run's files would land there.
+    """
+    if not value.strip():
+        raise typer.BadParameter(
+            "the path is empty (an unset variable?): name a directory, or leave the option out"
+        )
+    return Path(value)
+
+
 def judge_option(shared: FlagField) -> Any:
     """The typer option of a shared judging flag, made from its declaration."""
     declared = shared.flag
@@ -44,6 +55,7 @@ def judge_option(shared: FlagField) -> Any:
         min=declared.min,
         max=declared.max,
         callback=positive if declared.positive else None,
+        parser=path_value if Path in (shared.type, *get_args(shared.type)) else None,
         show_default=declared.show_default,
         hidden=declared.hidden,
     )
@@ -180,7 +192,9 @@ MinConsistencyOpt = Annotated[
         max=1,
         metavar="RATE",
         rich_help_panel=GATE,
-        help="Exit 1 if fewer cases than this got the same verdict in both orders.",
+        help="The position-consistency floor (default 0.5; 0 turns it off): when fewer "
+        "pairs than this got the same verdict in both orders, the judge cannot tell the "
+        "answers apart, and the gate is undecided (exit 3).",
     ),
 ]
 GateOnOpt = Annotated[

@@ -77,6 +77,7 @@ def pairwise_command(
         min_stability=min_stability,
         on=GateOn(on),
     )
+    pairwise.check_consistency_floor(gate, flip=flip)
     config = judge_config("pairwise", loaded, flags)
     decides = decision_inputs(
         gate, loaded, config, sequential=sequential, labels=labels, fdr=fdr, cases=old

@@ -138,6 +138,11 @@ class ProgressLines:
             elapsed = self._clock() - self._start
             self._print(progress_line(self._tally, elapsed, final=True, stopped=stopped))
 
+    def say(self, line: str) -> None:
+        """Print a line of its own between the progress lines."""
+        with self._lock:
+            self._print(line)
+
     def _beat(self) -> None:
         while not self._stop.wait(self._every):
             self.tick()
@@ -198,6 +203,13 @@ class RunProgress:
             self._bar.stop()
         if self._lines is not None:
             self._lines.finish(stopped=exc_type is not None)
+
+    def stopping(self, message: str) -> None:
+        """Say what a run stopped by a signal still waits for (the calls in flight)."""
+        if self._bar is not None:
+            self._bar.console.print(f"[yellow]{escape(message)}[/]", highlight=False)
+        if self._lines is not None:
+            self._lines.say(message)
 
     def case_done(self, result: CaseResult) -> None:
         """Advance by one finished case."""

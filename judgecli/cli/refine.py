@@ -105,6 +105,10 @@ def refine_command(
     [generator_settings] = model_settings(
         [generator], api_base=flags.api_base, price=flags.price, json_schema=None
     )
+    if config.max_cost is not None:  # as judge_config checked the judges
+        from judgecli.judge.provider import check_prices
+
+        check_prices([generator_settings])
     settings = refine.RefineSettings(
         generator=generator_settings,
         success_rating=success_rating,

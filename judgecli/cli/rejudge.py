@@ -55,6 +55,10 @@ RESET = frozenset(
         "min_consistency",
         "min_kappa",
         "min_accuracy",
+        # A gate of RUN_A's left on would stop the drift on its verdict (an undecided one
+        # exits 3, as an unfinished run does: issue 29).
+        "min_stability",
+        "min_pass_k",
     }
 )
 # Settings of the old judge that do not carry over to a new --model: its price, and whether
@@ -224,7 +228,8 @@ def anchor_ids(anchors: list[Path], field_map: dict[str, str]) -> set[str]:
     """The case ids of the anchor file(s) (pairwise: those in both); DatasetError naming
     file:line for a line that is not a case.
     """
-    from judgecli.dataset import iter_lines, parse_case
+    from judgecli.dataset import parse_case
+    from judgecli.jsonl import iter_lines
 
     found: set[str] | None = None
     for path in anchors:

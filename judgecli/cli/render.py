@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
@@ -18,6 +19,11 @@ from judgecli.cli.app import stderr, stdout
 from judgecli.errors import ExitCode
 from judgecli.report.markdown import gate_note, headline, terminal_tables
 from judgecli.summary.run import RunSummary, summary_json
+
+if TYPE_CHECKING:
+    from judgecli.gate import GateResult
+
+VERDICT_COLOURS = {"PASS": "bold green", "FAIL": "bold red", "UNDECIDED": "bold yellow"}
 
 
 def report_console(*, json_output: bool) -> Console:
@@ -36,8 +42,7 @@ def print_summary(summary: RunSummary, run_dir: Path, *, quiet: bool, out: Conso
         stderr.print(f"[yellow]warning:[/] {escape(warning)}")
     line = escape(headline(summary))
     if summary.gate is not None and not summary.incomplete:
-        colour = "green" if summary.gate.passed else "red"
-        line = f"[bold {colour}]{line}[/]"
+        line = f"[{verdict_style(summary.gate)}]{line}[/]"
     # soft_wrap: the verdict and the path stay one line each, for grep and copy.
     out.print(line, soft_wrap=True)
     if note := gate_note(summary):
@@ -53,20 +58,39 @@ def print_json(summary: RunSummary) -> None:
 def print_incomplete(summary: RunSummary, run_dir: Path) -> None:
     """`error:` with why the run's numbers cannot stand for a verdict, and how to go on."""
     stderr.print(f"[bold red]error:[/] {escape(summary.incomplete or '')}")
-    stderr.print(f"[dim]hint:[/] continue with: judge resume {escape(str(run_dir))} --retry-failed")
+    from judgecli.cli.retry_advice import retry_hint
+
+    errors = [failure.error for failure in summary.failures]
+    stderr.print(f"[dim]hint:[/] {escape(retry_hint(run_dir, errors))}")
+
+
+def verdict_style(gate: GateResult) -> str:
+    """The colour of a gate's verdict line: green, red, or yellow when undecided."""
+    return VERDICT_COLOURS[gate.outcome.value]
+
+
+def print_undecided(why: str | None, hint: str | None) -> None:
+    """`error:` with why the gate's evidence cannot decide, and `hint:` with what to do."""
+    stderr.print(f"[bold red]error:[/] the gate is undecided: {escape(why or '')}")
+    stderr.print(f"[dim]hint:[/] {escape(hint or '')}")
 
 
 def report_outcome(
     summary: RunSummary, run_dir: Path, *, quiet: bool, json_output: bool
 ) -> ExitCode:
     """Print a finished run and say how to exit: 3 when the judge could not grade enough
-    of it (whatever its gate says: an outage is not a regression), 1 when its gate failed.
+    of it (whatever its gate says: an outage is not a regression) or when its gate's
+    evidence cannot decide, 1 when its gate failed.
     """
     print_summary(summary, run_dir, quiet=quiet, out=report_console(json_output=json_output))
     if json_output:
         print_json(summary)
     if summary.incomplete:
         print_incomplete(summary, run_dir)
+        return ExitCode.INCOMPLETE
+    if summary.gate is not None and not summary.gate.decided:
+        # Issue 29: evidence that cannot decide is neither a pass nor a regression.
+        print_undecided(summary.gate.undecided, summary.gate.hint)
         return ExitCode.INCOMPLETE
     if summary.gate is not None and not summary.gate.passed:
         return ExitCode.GATE_FAILED

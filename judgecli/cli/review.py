@@ -72,12 +72,17 @@ def export_command(
     """
     from judgecli import review
     from judgecli.store import RESULTS, read_results, read_run_info
+    from judgecli.store.lock import hold_run_dir
     from judgecli.store.sheets import SheetFormat, record_export, review_key, write_sheet
 
     size = review.parse_sample(sample)
     groups = review.parse_groups(include)
     suffix = out.suffix.lstrip(".").lower()
     sheet_format = SheetFormat(fmt or ("jsonl" if suffix == "jsonl" else "csv"))
+    info = read_run_info(run_dir, hint="pass the --out directory of a judge run")
+    # The export adds to the run's run.json (and review-key.json): as its one writer, with
+    # run.json as the last writer left it.
+    hold_run_dir(run_dir)
     info = read_run_info(run_dir, hint="pass the --out directory of a judge run")
     results = list(read_results(run_dir / RESULTS))
     pairwise = info.get("command") == "pairwise"

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from judgecli.cli.app import app, exits_with_code, stderr, stdout
+from judgecli.cli.app import app, exits_with_code, print_error, stderr, stdout
 from judgecli.errors import ExitCode
 
 rubrics_app = typer.Typer(help="List, show and validate rubrics.", no_args_is_help=True)
@@ -78,17 +78,26 @@ def sample_case_file(name: str) -> Path | None:
 def validate_command(
     files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Rubric YAML files.")],
 ) -> ExitCode:
-    """Check rubric files; exit 2 with file:line and the fix on the first problem."""
+    """Check every rubric file: `FILE: ok (...)` on stdout, or its error (file:line and the
+    fix) on stderr; exit 2 when any is invalid.
+    """
     from judgecli.config import rubric_dirs
+    from judgecli.errors import RubricError
     from judgecli.rubric_file import load_rubric
 
+    invalid = 0
     for path in files:
-        r = load_rubric(path, dirs=rubric_dirs())
+        try:
+            r = load_rubric(path, dirs=rubric_dirs())
+        except RubricError as err:
+            invalid += 1
+            print_error(err)
+            continue
         stdout.print(
             f"{escape(str(path))}: ok ({r.name} v{r.version}, {r.kind.value}, {r.content_hash})",
             soft_wrap=True,
         )
-    return ExitCode.OK
+    return ExitCode.BAD_INPUT if invalid else ExitCode.OK
 
 
 @rubrics_app.command("schema")

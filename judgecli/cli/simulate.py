@@ -23,6 +23,7 @@ from judgecli.cli.app import app, exits_with_code, stderr
 from judgecli.errors import ConfigError, ExitCode
 from judgecli.startup import resume_gc
 
+MAX_PORT = 65535
 # Panels keep each options table narrow enough that no flag name is cut at 80 columns.
 _LIMIT, _FAULTS, _JUDGES, _BATCHES = "Rate limit", "Faults", "Judges", "Batches"
 
@@ -187,6 +188,11 @@ def simulate_command(
     from judgecli.simulator.config import parse_profiles, parse_server_settings
     from judgecli.simulator.server import SimulatorConfig, serve_forever
 
+    if not 0 <= port <= MAX_PORT:
+        raise ConfigError(
+            f"--port {port} is not a TCP port (0 to {MAX_PORT})",
+            hint="e.g. --port 8765 (0 picks a free one)",
+        )
     profiles = parse_profiles(profile or [])
     reply_style, accepted = parse_server_settings(style, formats)
     noisy = [f"--profile {name}:noise" for name, p in profiles.items() if p.noise]
@@ -246,8 +252,15 @@ def simulate_command(
         stderr.print(f"judge simulator (fake verdicts, not a model) on {url}/v1 — Ctrl-C stops")
         for line in config.describe():
             stderr.print(line)
+        import shlex
+
+        from judgecli.cli.demo_data import bundled_datasets
+
+        # The example ships in the package; named whole, the command works from any folder
+        # (issue 29).
+        example = shlex.quote(str(bundled_datasets() / "example.jsonl"))
         stderr.print(
-            f"try: judge score datasets/example.jsonl --rubric helpfulness "
+            f"try: judge score {example} --rubric helpfulness "
             f"--model openai/sim --api-base {url}/v1"
         )
 

@@ -1,4 +1,11 @@
-"""stdout that outlives its reader.
+"""judge's output streams: consoles that keep lines whole in files and pipes, and stdout
+that outlives its reader.
+
+`judge rubrics list > l.txt`, `judge gate ... | grep PASS`: with no terminal to fit, rich
+lays output out for 80 columns, so a table's last column was cut mid-word and a verdict
+line broken in two, which a `grep 'PASS —.*Gate'` in CI then misses. A file or a CI log has
+no width: `WholeLines` lays out for an unbounded one there (unless COLUMNS says otherwise),
+and for the terminal's width in a terminal.
 
 `judge report RUN | head`, `judge pairwise ... | grep PASS`: the reader may close the pipe
 before judge has written everything. Python then raises BrokenPipeError on the next write or
@@ -11,6 +18,54 @@ from __future__ import annotations
 
 import os
 from typing import Any, TextIO
+
+from rich.align import AlignMethod
+from rich.console import Console, ConsoleDimensions
+from rich.rule import Rule
+from rich.style import Style
+from rich.text import TextType
+
+UNBOUNDED = 100_000
+"""The width a console lays out for when it writes to no terminal: longer than any line
+judge prints, so none is wrapped or cropped (rich pads nothing to the width but rules)."""
+RULE_WIDTH = 80
+"""A rule's width when there is no terminal width to span."""
+
+
+class WholeLines(Console):
+    """A rich Console that keeps every line whole when its stream is not a terminal.
+
+    In a terminal it is rich's Console as it is. Elsewhere (a file, a pipe, a CI log) it
+    lays out for UNBOUNDED columns, so tables take their natural width and no text is
+    wrapped or cropped; an explicit COLUMNS (or `width=`) still wins. Decided at each
+    write, since the stream behind the console can change (tests swap sys.stdout).
+    """
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        """The terminal's size, or an unbounded width without a terminal."""
+        size = super().size
+        if self._width is None and not self.is_terminal and "COLUMNS" not in self._environ:
+            return ConsoleDimensions(UNBOUNDED, size.height)
+        return size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        """Set the width and height, as rich's Console does."""
+        width, height = new_size
+        self._width, self._height = width, height
+
+    def rule(
+        self,
+        title: TextType = "",
+        *,
+        characters: str = "─",
+        style: str | Style = "rule.line",
+        align: AlignMethod = "center",
+    ) -> None:
+        """A rule across the terminal, or RULE_WIDTH wide without one."""
+        line = Rule(title=title, characters=characters, style=style, align=align)
+        self.print(line, width=RULE_WIDTH if self.width == UNBOUNDED else None)
 
 
 class PipeSafe:

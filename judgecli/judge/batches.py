@@ -4,8 +4,8 @@ A batch is a JSONL file of requests, each named by a `custom_id` (here the reque
 key, so a batch reply stands exactly where the online reply would: the same key in the
 cache, the same verdict), uploaded with `acreate_file`, started with `acreate_batch`,
 followed with `aretrieve_batch`, and its output and error files read with `afile_content`
-(ECOSYSTEM.md §1.15). Output lines come back in any order and some may fail; a failed or
-missing line is asked again as an ordinary call when the run is collected.
+(docs/ecosystem.md, "Provider batch APIs"). Output lines come back in any order and some may
+fail; a failed or missing line is asked again as an ordinary call when the run is collected.
 
 Supported: models LiteLLM routes through the OpenAI provider (`openai/...`), i.e. OpenAI
 itself and any OpenAI-compatible server with /v1/files and /v1/batches (`--api-base`).

@@ -3,10 +3,11 @@
 LiteLLM is imported lazily (it takes ~3 s and would make `judge --help` slow) and only after
 the environment switches that keep it offline and quiet are set. Retries are ours, not
 LiteLLM's: its `num_retries` silently does nothing without tenacity, and with it retries
-400s and ignores Retry-After (ECOSYSTEM.md §1.3). So every call goes out with
+400s and ignores Retry-After (docs/ecosystem.md, "Retries"). So every call goes out with
 `max_retries=0` and this module decides, per failure (failures.classify), whether to retry,
 step down the response format (formats), pace (limits, pacing), or give up — and the
-circuit breaker (breaker) stops the whole run when the endpoint cannot serve it.
+circuit breaker (breaker) stops the whole run when the endpoint cannot serve it. A halt
+(halt) stops it sending when the run is asked to stop, and lets the calls in flight land.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from judgecli.judge.breaker import CallFailure, CircuitBreaker
 from judgecli.judge.budget import BudgetGuard
 from judgecli.judge.failures import Endpoint, FailureKind, classify, describe, from_provider
 from judgecli.judge.formats import FormatLadder, FormatMode, wire_format
+from judgecli.judge.halt import Halt
 from judgecli.judge.limits import Limits
 from judgecli.judge.pacing import backoff_s
 from judgecli.judge.protocol import JudgeCallError, JudgeReply, JudgeRequest
@@ -36,6 +38,7 @@ from judgecli.judge.provider import (
 )
 from judgecli.judge.rate_headers import rate_limit_info, retry_after_s
 from judgecli.judge.token_logprobs import LogprobsWatch, token_logprobs
+from judgecli.usage import CALLS_SENT, Tokens
 
 # A refused connection or an unknown host is retried this often (the server may be
 # starting), then the endpoint counts as unreachable.
@@ -79,6 +82,7 @@ class LiteLLMClient:
         budget: BudgetGuard | None = None,
         secrets: list[str] | None = None,
         formats: dict[str, FormatMode] | None = None,
+        halt: Halt | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self._litellm = import_litellm()
@@ -90,6 +94,8 @@ class LiteLLMClient:
         self._budget = budget
         self._secrets = secrets or []
         self._sleep = sleep
+        # A first SIGTERM or Ctrl-C halts it: no new call, the ones in flight land (halt.py).
+        self.halt = halt or Halt()
         self.breaker = CircuitBreaker()
         self._logprobs = LogprobsWatch(self._litellm, self._models, self.breaker)
         # Fixed for the run, yet asked before every call: decide once per model.
@@ -167,15 +173,15 @@ class LiteLLMClient:
                     retries += gate.replies == replies_seen
                     replies_seen = gate.replies
                     if retries <= self._max_retries and calls < MAX_CALLS_PER_REQUEST:
-                        await self._sleep(wait if wait is not None else backoff_s(retries))
+                        await self._pause(wait if wait is not None else backoff_s(retries))
                         continue
                 elif kind is FailureKind.TRANSIENT and retries < self._max_retries:
                     retries += 1
-                    await self._sleep(backoff_s(retries - 1))
+                    await self._pause(backoff_s(retries - 1))
                     continue
                 elif kind is FailureKind.UNREACHABLE and unreachable < UNREACHABLE_RETRIES:
                     unreachable += 1
-                    await self._sleep(backoff_s(unreachable - 1))
+                    await self._pause(backoff_s(unreachable - 1))
                     continue
                 raise self._give_up(err, kind, self._models[model], calls) from None
             self.breaker.success()
@@ -212,18 +218,39 @@ class LiteLLMClient:
             estimate = await self._reserve(request, tokens)
             spent = 0.0
             try:
+                # Last, after every wait: a call that waited for its turn while the run
+                # was halted is never sent.
+                self.halt.check()
+                call = self._count_call()
                 started = time.monotonic()
-                response = await asyncio.wait_for(
-                    self._send(request, settings, mode), timeout=self._timeout_s + 5
-                )
+                with self.halt.sending():
+                    response = await asyncio.wait_for(
+                        self._send(request, settings, mode), timeout=self._timeout_s + 5
+                    )
                 latency = time.monotonic() - started
                 reply = self._reply(response, settings, latency, mode, bool(request.top_logprobs))
                 spent = reply.cost_usd
+                call.add_tokens(reply)
             finally:
                 if estimate is not None and self._budget is not None:
                     self._budget.settle(estimate, spent)
         gate.replied(rate_limit_info(response_headers(response)))
         return reply
+
+    @staticmethod
+    def _count_call() -> Tokens:
+        """One call going out, entered in its case's account (usage.CALLS_SENT) if the
+        runner keeps one: its reply's tokens and cost are added to the entry returned.
+        """
+        call = Tokens()
+        sent = CALLS_SENT.get()
+        if sent is not None:
+            sent.append(call)
+        return call
+
+    async def _pause(self, seconds: float) -> None:
+        """Wait before a retry; a halted run ends the wait with Halted (a retry is a call)."""
+        await self.halt.pause(self._sleep(seconds))
 
     async def _reserve(self, request: JudgeRequest, prompt_tokens: int) -> float | None:
         """Reserve the call's worst-case cost with the budget (None without a budget)."""

@@ -3,8 +3,9 @@ or stop the run because the endpoint itself is unusable.
 
 LiteLLM maps every provider error onto the OpenAI exception tree, but not always onto the
 right branch: a refused connection and a missing API key both arrive as
-`InternalServerError` (HTTP 500), which looks retryable (ECOSYSTEM.md §1.2, §7.11). So the
-class, the status code, the message and the exception's cause chain are read together.
+`InternalServerError` (HTTP 500), which looks retryable (docs/ecosystem.md, "Errors that
+look retryable"). So the class, the status code, the message and the exception's cause
+chain are read together.
 Pure: no LiteLLM import (exceptions are recognised by their class names and attributes),
 so every rule is tested with plain exceptions.
 """

@@ -16,7 +16,7 @@ Each model has one RateGate, shared by every call to it:
   provider's headers, or what its 429s taught) — no burst at the start, which against a
   key already at its limit is a burst of 429s;
 - tokens (--tpm) go through aiolimiter, paced over one-second windows. Two traps of
-  aiolimiter shape that part (ECOSYSTEM.md §2): a bucket starts empty, so
+  aiolimiter shape that part (docs/ecosystem.md, "aiolimiter"): a bucket starts empty, so
   `AsyncLimiter(tpm, 60)` would let a whole minute's budget burst at once; and
   `acquire(amount)` raises when amount exceeds the bucket, so it is clamped. A FIFO lock
   makes callers take their turn in arrival order (aiolimiter serves small requests first).

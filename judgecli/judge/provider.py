@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import logging
 import os
@@ -24,7 +25,9 @@ from judgecli.startup import gc_paused
 
 
 def import_litellm() -> ModuleType:
-    """Import LiteLLM offline and quiet (ECOSYSTEM.md §1.8, §1.10)."""
+    """Import LiteLLM offline and quiet (docs/ecosystem.md, "Importing LiteLLM offline and
+    quiet").
+    """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no fetch of the price map
     os.environ.setdefault("LITELLM_MODE", "PRODUCTION")  # no implicit .env loading
     os.environ.setdefault("LITELLM_LOG", "ERROR")
@@ -46,7 +49,7 @@ def import_litellm() -> ModuleType:
         "ignore", message=r"coroutine '.*acompletion' was never awaited", category=RuntimeWarning
     )
     # LiteLLM's afile_content (batch results) leaves one such coroutine behind on every
-    # download, though the download itself completes (ECOSYSTEM.md §1.15).
+    # download, though the download itself completes (docs/ecosystem.md, "Provider batch APIs").
     warnings.filterwarnings(
         "ignore", message=r"coroutine '.*afile_content' was never awaited", category=RuntimeWarning
     )
@@ -130,6 +133,19 @@ def required_price(litellm: ModuleType, settings: ModelSettings) -> Price:
     return price
 
 
+def check_prices(models: list[ModelSettings]) -> None:
+    """--max-cost: ConfigError unless every model has a price. Run where the run is
+    configured, before the reply cache answers anything, so the answer does not depend on
+    what the cache holds; LiteLLM's map (and its ~2 s import) is read only for a model
+    without --price.
+    """
+    unpriced = [settings for settings in models if settings.price is None]
+    if unpriced:
+        litellm = import_litellm()
+        for settings in unpriced:
+            required_price(litellm, settings)
+
+
 def check_endpoints(models: list[ModelSettings], *, priced: bool) -> None:
     """What can be checked before the first call, without the network: LiteLLM knows each
     model's provider, the provider's API key is in the environment, and (with --max-cost,
@@ -191,3 +207,28 @@ async def close_clients(litellm: ModuleType) -> None:
     close = getattr(litellm, "close_litellm_async_clients", None)
     if close is not None:
         await close()
+
+
+async def close_dropped_clients() -> None:
+    """Close, on this loop, the HTTP clients LiteLLM dropped without closing.
+
+    LiteLLM's batch and file calls (`aretrieve_batch`, `afile_content`, and its logging
+    worker pricing a completed batch) build OpenAI SDK clients that it neither caches nor
+    closes. They sit in reference cycles until the collector finds them, and the SDK's
+    finalizer then schedules their `aclose()` on whatever loop is running: in a later one
+    (`judge collect` checks its batches with one loop per check, then judges in another),
+    that close touches connections of a closed loop and dies with "Event loop is closed",
+    printed as "Task exception was never retrieved" with 30 lines of traceback. Collected
+    here, while the loop that made them runs, they close where they belong. (Only after
+    batch and file calls: online calls use LiteLLM's cached clients, which close_clients
+    closes, and a full collection at the end of a long run costs ~50 ms.)
+    """
+    before = asyncio.all_tasks()
+    gc.collect()
+    closing = asyncio.all_tasks() - before
+    if not closing:
+        return
+    await asyncio.wait(closing, timeout=FLUSH_TIMEOUT_S)
+    for task in closing:
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: a client that cannot close is no news to a user

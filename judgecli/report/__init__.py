@@ -6,12 +6,18 @@ They return text; the store writes it.
 - `calibrate`, `refine`: those commands' headline numbers and tables
 - `cascade`: the tiered run's tables (--screen)
 - `length_control`: the length-controlled win rate's rows in a pairwise report
+- `arena_length`: an arena's length-controlled win rates, a table of its report
 - `stability`: the judge's agreement with itself over K asks of each case (--repeats)
 - `html`: report.html, one self-contained page
 - `figures`: report.html's charts of each command's numbers
-- `html_cases`: report.html's table of every case
-- `svg`, `charts`: the inline SVG charts
-- `junit`: results.junit.xml for CI test reporters
+- `html_cases`, `html_calls`: report.html's table of every case, and each case's judge calls
+- `html_flips`: a drift page's searchable table of the flipped cases
+- `svg`, `charts`, `bars`, `forest`: the inline SVG charts
+- `escape`: the HTML, SVG and XML escapes, table-driven
+- `junit`: results.junit.xml for CI test reporters; `junit_arena` an arena's; `junit_xml`
+  the XML they are written as
+- `decision`: the gate's verdict line and checks
+- `arena`, `weighted`: an arena's leaderboard; the probability-weighted rates
 - `drift`: `judge drift`'s headline, tables, report.md and report.html
 - `compare`: `judge report RUN_A RUN_B`'s tables (each metric in A and B, the paired change)
 """

@@ -6,14 +6,26 @@ report.html made of them. Returns text; the store writes it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from judgecli.report import charts, forest, svg
-from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct, money, rich_table
+from judgecli.report.arena_length import length_controlled_sections
+from judgecli.report.cells import (
+    NA,
+    Section,
+    fmt,
+    fmt_ci,
+    fmt_pct,
+    money,
+    no_interval_text,
+    reason_for,
+    rich_table,
+)
+from judgecli.report.escape import esc
 from judgecli.report.figures import figure
-from judgecli.report.html import cards, page, table, warnings_section
-from judgecli.report.html_cases import esc
+from judgecli.report.html import SCRIPT, cards, page, table, warnings_section
+from judgecli.report.html_cases import TableShape, cases_section
 from judgecli.report.markdown import judged_by, markdown_page
 from judgecli.report.svg import Bar
 from judgecli.stats.intervals import Interval
@@ -21,6 +33,7 @@ from judgecli.stats.intervals import Interval
 if TYPE_CHECKING:
     from rich.table import Table
 
+    from judgecli.result import CaseResult
     from judgecli.summary.arena import ArenaSummary, Standing
 
 HEADLINE_SYSTEMS = 5
@@ -39,10 +52,12 @@ def score_text(score: float) -> str:
     return f"{round(score):d}"
 
 
-def score_ci(ci: Interval) -> str:
-    """A score's interval as [lo, hi]."""
+def score_ci(ci: Interval, why: str | None = None) -> str:
+    """A score's interval as [lo, hi]; without one n/a, and `why` when given."""
     low, high = ci
-    return NA if low is None or high is None else f"[{round(low):d}, {round(high):d}]"
+    if low is None or high is None:
+        return no_interval_text(why)
+    return f"[{round(low):d}, {round(high):d}]"
 
 
 def board_of(s: ArenaSummary) -> list[Standing]:
@@ -82,11 +97,14 @@ def arena_headline(s: ArenaSummary) -> str:
         return f"INCOMPLETE — {s.incomplete}; no verdict. {line}."
     if s.gate is None:
         return f"{line}."
-    word = "PASS" if s.gate.passed else "FAIL"
     checks = "; ".join(
-        check_text(c.check, c.against, c.value, c.threshold) + ("" if c.passed else " — not met")
+        check_text(c.check, c.against, c.value, c.threshold)
+        + ("" if c.passed else " — not met" if c.decided else " — undecided")
         for c in s.gate.checks
     )
+    if not s.gate.decided:
+        return f"UNDECIDED — {s.gate.undecided}; no verdict. {s.gate.system}: {checks}. {line}."
+    word = "PASS" if s.gate.passed else "FAIL"
     return f"{word} — {s.gate.system}: {checks}. {line}."
 
 
@@ -94,6 +112,8 @@ def gate_note(s: ArenaSummary) -> str | None:
     """What the gate checked, in words (only the kinds of check it made)."""
     if s.gate is None:
         return None
+    if not s.gate.decided:
+        return f"The gate is undecided (exit 3): {s.gate.hint}."
     kinds = {c.check for c in s.gate.checks}
     said = []
     if "beats" in kinds:
@@ -116,7 +136,7 @@ def leaderboard_section(board: Sequence[Standing], title: str, anchor: str) -> S
             str(x.rank),
             x.name,
             score_text(x.score),
-            score_ci(x.score_ci),
+            score_ci(x.score_ci, reason_for(x.no_interval, "score")),
             f"{x.wins} / {x.losses} / {x.ties}",
             fmt_pct(x.win_rate),
         )
@@ -196,6 +216,7 @@ def arena_sections(s: ArenaSummary) -> list[Section]:
     if s.leaderboard:
         found.append(leaderboard_section(s.leaderboard, "leaderboard", s.anchor))
         found += style_sections(s)
+    found += length_controlled_sections(s)
     found += [matrix_section(s), schedule_section(s)]
     if s.failures:
         found.append(
@@ -294,11 +315,18 @@ def arena_figures(s: ArenaSummary) -> list[str]:
     return out
 
 
-def render_arena_html(s: ArenaSummary) -> str:
+def render_arena_html(
+    s: ArenaSummary,
+    results: Sequence[CaseResult] = (),
+    systems: Mapping[str, tuple[str, str]] | None = None,
+) -> str:
     """report.html: the same as report.md with the charts, on one self-contained page
-    (nothing fetched, every name escaped).
+    (nothing fetched, every name escaped), then the searchable table of every comparison
+    (`systems`: each one's two systems by its id).
     """
     state = "" if s.gate is None else ("pass" if s.gate.passed else "fail")
+    if s.gate is not None and not s.gate.decided:
+        state = "undecided"
     if s.incomplete is not None:
         state = "incomplete"
     note = f'<p class="note">{esc(n)}</p>' if (n := gate_note(s)) else ""
@@ -312,7 +340,9 @@ def render_arena_html(s: ArenaSummary) -> str:
         body.append(cards("Charts", figures))
     body.append(cards("Numbers", [table(sec) for sec in arena_sections(s)]))
     body.append(warnings_section(s.warnings))
-    return page(title_of(s), body)
+    # Issue 29: like every run's page, one row per comparison (results.md).
+    body.append(cases_section(results, TableShape(pairwise=True, systems=systems or {})))
+    return page(title_of(s), body, script=SCRIPT)
 
 
 def terminal_tables(s: ArenaSummary) -> list[Table]:

@@ -4,7 +4,7 @@ human–human, the confusion matrix, per class, calibration of stated confidence
 
 from __future__ import annotations
 
-from judgecli.report.cells import Section, fmt, fmt_ci, fmt_pct
+from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct, reason_for
 from judgecli.summary.calibrate import CalibrateSummary
 
 
@@ -17,9 +17,13 @@ def calibrate_line(s: CalibrateSummary) -> str:
     kappa = "weighted κ" if weighted else "κ"
     value = s.weighted_kappa if weighted else s.cohen_kappa
     ci = s.weighted_kappa_ci if weighted else s.cohen_kappa_ci
+    # κ without a value has no interval to speak of; one with a value but none says so.
+    interval = "" if value is None else f" {fmt_ci(ci)}"
+    if interval == f" {NA}":
+        interval = " (no interval: see the agreement table)"
     return (
         f"judge vs human on {s.n_labels} labels: accuracy {fmt_pct(s.accuracy)} "
-        f"{fmt_ci(s.accuracy_ci, pct=True)}, {kappa} {fmt(value)} {fmt_ci(ci)}"
+        f"{fmt_ci(s.accuracy_ci, pct=True)}, {kappa} {fmt(value)}{interval}"
     )
 
 
@@ -58,7 +62,10 @@ def calibrate_sections(s: CalibrateSummary) -> list[Section]:
         if value is None and (key in NO_NA_ROW or key not in s.model_fields_set):
             continue
         show = fmt_pct if pct else fmt
-        row = [name, show(value), fmt_ci(getattr(s, ci_key) if ci_key else None, pct=pct)]
+        ci = NA
+        if ci_key:
+            ci = fmt_ci(getattr(s, ci_key), pct=pct, why=reason_for(s.no_interval, key))
+        row = [name, show(value), ci]
         if hh:
             row += [show(getattr(hh, key)), show(getattr(jm, key) if jm else None)]
         rows.append(tuple(row))

@@ -59,19 +59,31 @@ def money(value: float | None) -> str:
     return NA if value is None else f"${value:.4f}"
 
 
-def fmt_ci(ci: Interval | None, *, pct: bool = False) -> str:
-    """A 95% interval as [lo, hi]."""
+def fmt_ci(ci: Interval | None, *, pct: bool = False, why: str | None = None) -> str:
+    """A 95% interval as [lo, hi]; without one "n/a", and why when the summary says
+    ("n/a (too few informative cases: ...)", its `no_interval` reason).
+    """
     if ci is None or ci[0] is None or ci[1] is None:
-        return NA
+        return no_interval_text(why)
     show = fmt_pct if pct else fmt
     return f"[{show(ci[0])}, {show(ci[1])}]"
 
 
-def group_ci(ci: Interval | None, n: int, *, pct: bool = False) -> str:
+def no_interval_text(why: str | None) -> str:
+    """What an interval cell says without an interval: "n/a", with why when known."""
+    return NA if why is None else f"{NA} ({why})"
+
+
+def reason_for(no_interval: dict[str, str] | None, key: str) -> str | None:
+    """Why the statistic `key` has no interval, from a summary object's `no_interval`."""
+    return None if no_interval is None else no_interval.get(key)
+
+
+def group_ci(ci: Interval | None, n: int, *, pct: bool = False, why: str | None = None) -> str:
     """A group's (category's) interval, or "too few to tell" under TOO_FEW cases: there the
     interval is either undefined or so wide that printing it invites reading it.
     """
-    return TOO_FEW_TEXT if too_few(n) else fmt_ci(ci, pct=pct)
+    return TOO_FEW_TEXT if too_few(n) else fmt_ci(ci, pct=pct, why=why)
 
 
 def count_of(n: int | None, singular: str, plural: str | None = None) -> str:

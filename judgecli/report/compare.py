@@ -22,11 +22,14 @@ def compare_section(deltas: Sequence[Delta], name_a: str, name_b: str) -> Sectio
         if d.rate:
             change = NA if d.delta is None else f"{100 * d.delta:+.1f} pts"
             lo, hi = d.ci
-            ci = NA if lo is None or hi is None else f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pts"
+            ci = fmt_ci(d.ci, why=d.no_interval)
+            if lo is not None and hi is not None:
+                ci = f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pts"
             rows.append((d.metric, fmt_pct(d.a), fmt_pct(d.b), change, ci, str(d.n_paired)))
         else:
             change = NA if d.delta is None else f"{d.delta:+.3f}"
-            rows.append((d.metric, fmt(d.a, 3), fmt(d.b, 3), change, fmt_ci(d.ci), str(d.n_paired)))
+            ci = fmt_ci(d.ci, why=d.no_interval)
+            rows.append((d.metric, fmt(d.a, 3), fmt(d.b, 3), change, ci, str(d.n_paired)))
     return Section(
         f"A → B: {name_a} → {name_b} (paired on case id)",
         ["metric", "A", "B", "B − A", "95% CI", "paired cases"],

@@ -5,8 +5,9 @@ above/below marks were made (the legend of their tables and charts).
 
 from __future__ import annotations
 
-from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct
-from judgecli.summary.facts import CategoryCalls, CorrectedEstimate, GateMetric, SequentialSummary
+from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct, reason_for
+from judgecli.summary.facts import CategoryCalls, CorrectedEstimate, SequentialSummary
+from judgecli.summary.gate_records import GateCheck, GateMetric, GateOutcome, GateResult
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.run import RunSummary
 from judgecli.summary.score import ScoreSummary
@@ -20,6 +21,13 @@ CORRECTION_TEXT = {
 
 RATES = (GateMetric.WIN_RATE, GateMetric.PASS_RATE, GateMetric.STABILITY, GateMetric.PASS_K)
 
+VERDICT_CLASS = {
+    GateOutcome.PASSED: "pass",
+    GateOutcome.FAILED: "fail",
+    GateOutcome.UNDECIDED: "undecided",
+}
+"""The CSS class of a gated report's headline."""
+
 METRIC_NAMES = {GateMetric.PASS_K: "pass^K"}
 """How a gated number is named where it differs from its summary key (the flag's name)."""
 
@@ -27,6 +35,32 @@ METRIC_NAMES = {GateMetric.PASS_K: "pass^K"}
 def metric_name(metric: GateMetric) -> str:
     """A gated number's name in a report: its summary key, or the name readers know it by."""
     return METRIC_NAMES.get(metric, metric.value)
+
+
+def check_text(c: GateCheck) -> str:
+    """One check in the headline: `win_rate ≥ 0.55 (point: 0.817 ok)`."""
+    said = "ok" if c.passed else ("not met" if c.decided else "undecided")
+    return (
+        f"{metric_name(c.metric)} {'≥' if c.minimum else '≤'} {c.threshold:g} "
+        f"({c.on}: {fmt(c.value, 3)} {said})"
+    )
+
+
+def gate_verdict(gate: GateResult, numbers: str) -> str:
+    """The headline of a gated run: PASS or FAIL, the numbers and every check; UNDECIDED
+    first says why the evidence cannot decide.
+    """
+    checks = "; ".join(check_text(c) for c in gate.checks)
+    if gate.outcome is GateOutcome.UNDECIDED:
+        return f"UNDECIDED — {gate.undecided}; no verdict. {numbers}. Gate: {checks}."
+    return f"{gate.outcome.value} — {numbers}. Gate: {checks}."
+
+
+def undecided_note(gate: GateResult | None) -> str | None:
+    """What to do about an undecided gate (the line under the headline); None otherwise."""
+    if gate is None or gate.decided:
+        return None
+    return f"The gate is undecided (exit 3): {gate.hint}."
 
 
 def fmt_p(p: float | None) -> str:
@@ -105,8 +139,12 @@ def sequential_section(seq: SequentialSummary) -> Section:
     )
 
 
-def corrected_section(corrections: dict[str, CorrectedEstimate]) -> Section:
-    """Judge vs human-corrected numbers, with the label budget."""
+def corrected_section(
+    corrections: dict[str, CorrectedEstimate], no_interval: dict[str, str] | None = None
+) -> Section:
+    """Judge vs human-corrected numbers, with the label budget (and, from the summary's
+    `no_interval`, why a corrected number has no interval).
+    """
     rows: list[tuple[str, ...]] = []
     for metric, c in corrections.items():
         more = NA
@@ -119,7 +157,13 @@ def corrected_section(corrections: dict[str, CorrectedEstimate]) -> Section:
             )
         rows += [
             (f"{metric} (judge)", on_scale(metric, c.raw), ""),
-            (f"{metric} (human-corrected)", on_scale(metric, c.corrected), fmt_ci_on(metric, c.ci)),
+            (
+                f"{metric} (human-corrected)",
+                on_scale(metric, c.corrected),
+                fmt_ci(
+                    c.ci, pct=metric in RATES, why=reason_for(no_interval, f"{metric}_corrected")
+                ),
+            ),
             ("  labelled / other cases", f"{c.n_labeled:,} / {c.n_unlabeled:,}", ""),
             ("  judge − human (labelled)", fmt(c.judge_bias, 3), ""),
             ("  λ (weight of the judge)", fmt(c.lam, 2), ""),
@@ -128,16 +172,11 @@ def corrected_section(corrections: dict[str, CorrectedEstimate]) -> Section:
     return Section("human-corrected (PPI++)", ["measure", "value", "95% CI"], rows)
 
 
-def fmt_ci_on(metric: str, ci: tuple[float, float] | tuple[None, None]) -> str:
-    """An interval of a gated number: rates in %, means as numbers."""
-    return fmt_ci(ci, pct=metric in RATES)
-
-
 def decision_sections(s: RunSummary) -> list[Section]:
     """The decision's tables: the sequence, the corrected estimates, the category legend."""
     out = []
     if s.sequential is not None:
         out.append(sequential_section(s.sequential))
     if isinstance(s, PairwiseSummary | ScoreSummary) and s.corrections:
-        out.append(corrected_section(s.corrections))
+        out.append(corrected_section(s.corrections, s.no_interval))
     return out

@@ -9,10 +9,20 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct, rich_table
+from judgecli.report.cells import (
+    NA,
+    Section,
+    fmt,
+    fmt_ci,
+    fmt_pct,
+    no_interval_text,
+    reason_for,
+    rich_table,
+)
 from judgecli.report.decision import fmt_p
-from judgecli.report.html import cards, page, table, warnings_section
-from judgecli.report.html_cases import esc
+from judgecli.report.escape import esc
+from judgecli.report.html import SCRIPT, cards, page, table, warnings_section
+from judgecli.report.html_flips import flips_table
 from judgecli.report.markdown import markdown_page
 
 if TYPE_CHECKING:
@@ -43,10 +53,12 @@ def mean_words(s: DriftSummary) -> str:
     return MEAN_WORDS.get(s.value, f"mean {s.value}")
 
 
-def shift_ci(s: DriftSummary) -> str:
-    """The shift's interval, signed, to three places."""
+def shift_ci(s: DriftSummary, *, why: bool = False) -> str:
+    """The shift's interval, signed, to three places (`why`: without one, say why)."""
     low, high = s.shift_ci
-    return NA if low is None or high is None else f"[{low:+.3f}, {high:+.3f}]"
+    if low is None or high is None:
+        return no_interval_text(reason_for(s.no_interval, "shift") if why else None)
+    return f"[{low:+.3f}, {high:+.3f}]"
 
 
 def p_text(p: float | None) -> str:
@@ -83,6 +95,8 @@ def gate_note(s: DriftSummary) -> str | None:
         False: "the shift is not significant",
         None: "the shift's interval could not be computed",
     }
+    if s.gate.significant is None and s.gate.passed:
+        found[None] = "the shift has no interval, and is within the bar"
     return (
         f"Gate: fails when the shift is significant (its 95% interval excludes 0) and "
         f"|shift| > {s.gate.max_shift:g}; {found[s.gate.significant]}."
@@ -102,7 +116,7 @@ def numbers_section(s: DriftSummary) -> Section:
         (f"flipped ({s.compared} differs)", f"{s.n_flipped} of {s.n_paired}", ""),
         ("flip rate", fmt_pct(s.flip_rate), fmt_ci(s.flip_rate_ci, pct=True)),
         (f"{mean_words(s)}: A → B", f"{fmt(s.mean_a, 3)} → {fmt(s.mean_b, 3)}", ""),
-        ("shift (B − A)", NA if s.shift is None else f"{s.shift:+.3f}", shift_ci(s)),
+        ("shift (B − A)", NA if s.shift is None else f"{s.shift:+.3f}", shift_ci(s, why=True)),
         ("  paired t test p", fmt_p(s.shift_p_value), ""),
         ("Cohen's κ, A vs B", fmt(s.kappa), ""),
     ]
@@ -163,18 +177,20 @@ def render_drift_markdown(drift: Drift) -> str:
 
 def render_drift_html(drift: Drift) -> str:
     """report.html: the same as report.md on one self-contained page (nothing fetched,
-    everything from a run escaped).
+    everything from a run escaped), the flipped cases in a searchable table of their own.
     """
     s = drift.summary
     state = {"PASS": "pass", "FAIL": "fail", "NO VERDICT": "incomplete"}.get(gate_word(s), "")
     note = f'<p class="note">{esc(n)}</p>' if (n := gate_note(s)) else ""
+    # Issue 29: every flipped case in a table to search, as a run's page has its cases.
+    numbers = [sec for sec in drift_sections(drift) if not sec.title.startswith("flipped")]
     body = [
         f'<header><h1>{esc(title_of(s))}</h1><p class="headline {state}">'
         f"{esc(drift_headline(s))}</p>{note}</header>",
-        cards("Numbers", [table(sec) for sec in drift_sections(drift, flips_limit=None)]),
+        cards("Numbers", [table(sec) for sec in numbers]),
     ]
-    body.append(warnings_section(s.warnings))
-    return page(title_of(s), body)
+    body += [warnings_section(s.warnings), flips_table(drift.flips)]
+    return page(title_of(s), body, script=SCRIPT)
 
 
 def terminal_tables(drift: Drift) -> list[Table]:

@@ -34,3 +34,8 @@ def escaped(text: str, table: Table) -> str:
         if char in text:
             text = text.replace(char, reference)
     return text
+
+
+def esc(text: object) -> str:
+    """Text or attribute value for HTML, escaped as html.escape(quote=True) escapes it."""
+    return escaped(str(text), HTML)

@@ -12,12 +12,13 @@ from judgecli.report import forest, svg
 from judgecli.report.bars import bar_chart, histogram
 from judgecli.report.cells import NA, fmt, fmt_ci, fmt_pct
 from judgecli.report.decision import calls_legend
-from judgecli.report.html_cases import esc
+from judgecli.report.escape import esc
 from judgecli.report.svg import Bar
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.stats.intervals import Interval, too_few
 from judgecli.summary.calibrate import CalibrateSummary
-from judgecli.summary.facts import CategoryCalls, GateMetric
+from judgecli.summary.facts import CategoryCalls
+from judgecli.summary.gate_records import GateMetric
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.refine import RefineSummary
 from judgecli.summary.run import RunSummary

@@ -12,8 +12,10 @@ from collections.abc import Sequence
 
 from judgecli.report import svg
 from judgecli.report.cells import Section, heading
+from judgecli.report.decision import VERDICT_CLASS
+from judgecli.report.escape import esc
 from judgecli.report.figures import command_figures, stability_figures
-from judgecli.report.html_cases import case_table, case_text_html, esc, verdict_text
+from judgecli.report.html_cases import case_table, case_text_html, verdict_text
 from judgecli.report.markdown import gate_note, headline, sections, title_of
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.summary.run import RunSummary
@@ -31,7 +33,7 @@ code,pre{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .headline{font-size:1.1em;font-weight:600;padding:.7em 1em;border-radius:6px;
 border-left:6px solid var(--accent);background:var(--panel)}
 .headline.pass{border-left-color:var(--good)}.headline.fail{border-left-color:var(--bad)}
-.headline.incomplete{border-left-color:var(--warn)}
+.headline.incomplete,.headline.undecided{border-left-color:var(--warn)}
 .meta,figcaption,.muted,summary{color:var(--muted)}
 .note{border-left:3px solid var(--warn);padding-left:.8em}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,460px),1fr));gap:16px}
@@ -118,8 +120,10 @@ def warnings_section(warnings: Sequence[str]) -> str:
 
 
 def header(s: RunSummary) -> str:
-    """Title, the headline (PASS/FAIL/INCOMPLETE coloured), judges, and the gate note."""
-    state = "" if s.gate is None else ("pass" if s.gate.passed else "fail")
+    """Title, the headline (PASS/FAIL/UNDECIDED/INCOMPLETE coloured), judges, and the gate
+    note.
+    """
+    state = "" if s.gate is None else VERDICT_CLASS[s.gate.outcome]
     if s.incomplete is not None:
         state = "incomplete"
     judges = ", ".join(f"<code>{esc(m)}</code>" for m in s.models)

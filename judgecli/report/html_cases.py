@@ -3,26 +3,26 @@ answers, reference, context) and every judgement (model, order, verdict, reasoni
 raw reply), filtered by the page's inline script. Calibrate runs add the human labels and a
 filter for the cases where the judge disagrees with them; runs with --repeats add whether
 each case's K verdicts agree (and a filter on it), their spread, each repeat's verdict, and
-the judgements grouped by repeat.
+the judgements grouped by repeat; arena runs list comparisons, with the two systems of each
+and the winner by name (and a filter on it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from judgecli.report.cells import NA, fmt, money
-from judgecli.report.escape import HTML, escaped
-from judgecli.report.stability import repeat_text, repeats_text, spread_text
-from judgecli.result import CaseResult, CaseStatus, Judgement, Order, natural_key
+from judgecli.report.escape import esc
+from judgecli.report.html_calls import judgements_html, repeats_html, stability_cell
+from judgecli.report.stability import spread_text
+from judgecli.result import CaseResult, CaseStatus, Winner, natural_key
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.run import RunSummary
-from judgecli.verdict import Position, Verdict
 
 MAX_ROWS = 5000
 """Cases listed in the table (all are in results.jsonl): more make a slow page."""
-RAW_LIMIT = 2000
-"""Characters of a raw reply shown; the rest is in results.jsonl."""
 CASE_LIMIT = 2000
 """Characters of each field of a case's text shown (an answer can be a whole document)."""
 CASE_FIELDS = {
@@ -34,11 +34,6 @@ CASE_FIELDS = {
     "context": "context",
 }
 """The fields of CaseResult.case in the order a reader checks a verdict, and their labels."""
-
-
-def esc(text: object) -> str:
-    """Text or attribute value, escaped as html.escape(quote=True) escapes it."""
-    return escaped(str(text), HTML)
 
 
 def verdict_text(r: CaseResult) -> str:
@@ -60,13 +55,24 @@ def capped(text: str, limit: int = CASE_LIMIT) -> str:
     return text if more <= 0 else f"{text[:limit]}… ({more:,} more characters in results.jsonl)"
 
 
-def case_text_html(r: CaseResult) -> str:
+def case_text_html(r: CaseResult, pair: tuple[str, str] | None = None) -> str:
     """What the judge was shown (CaseResult.case), field by field, escaped and capped;
-    nothing for runs made before results held it.
+    nothing for runs made before results held it. `pair`: the names of the OLD and NEW
+    answers' systems (an arena's), for their headings.
     """
-    order = [k for k in CASE_FIELDS if k in r.case] + sorted(r.case.keys() - CASE_FIELDS.keys())
+    return case_fields_html(r.case, pair)
+
+
+def case_fields_html(case: Mapping[str, str], pair: tuple[str, str] | None = None) -> str:
+    """A case's text, field by field in the order a reader checks a verdict."""
+    order = [k for k in CASE_FIELDS if k in case] + sorted(case.keys() - CASE_FIELDS.keys())
+    heads = FIELD_HEADS
+    if pair is not None:
+        old, new = pair
+        named = {"output_old": f"{old}'s output", "output_new": f"{new}'s output"}
+        heads = FIELD_HEADS | {k: field_head(label) for k, label in named.items()}
     return "".join(
-        f"{FIELD_HEADS.get(k) or field_head(k)}{esc(capped(r.case[k]))}</pre></div>" for k in order
+        f"{heads.get(k) or field_head(k)}{esc(capped(case[k]))}</pre></div>" for k in order
     )
 
 
@@ -89,133 +95,72 @@ def yes_no(flag: bool | None) -> str:
     return "" if flag is None else ("yes" if flag else "no")
 
 
-def judgement_html(j: Judgement) -> str:
-    """One judge call: who, what it cost, its verdict and reasoning, and the raw reply."""
-    parts = [f'<div class="judgement"><p class="muted">{esc(call_facts(j))}</p>']
-    if (v := j.verdict) is not None:
-        said = esc(verdict_words(v, j.order))
-        parts.append(f"<p><strong>{said}</strong></p><p>{esc(v.reasoning)}</p>")
-        if v.feedback:
-            parts.append(f"<p><em>{esc(v.feedback)}</em></p>")
-    if j.error:
-        parts.append(f'<p class="failed">{esc(j.error)}</p>')
-    if j.raw is not None:
-        more = len(j.raw) - RAW_LIMIT
-        cut = f"\n… {more:,} more characters in results.jsonl" if more > 0 else ""
-        parts.append(f"<pre>{esc(j.raw[:RAW_LIMIT] + cut)}</pre>")
-    parts.append("</div>")
-    return "".join(parts)
+@dataclass(frozen=True)
+class TableShape:
+    """Which columns and filters the cases table has."""
+
+    pairwise: bool
+    labelled: bool = False
+    repeated: bool = False
+    systems: Mapping[str, tuple[str, str]] | None = None
+    """Arena: each comparison's two systems by its id, (OLD's, NEW's); None elsewhere."""
+
+    @classmethod
+    def of(cls, s: RunSummary, results: Sequence[CaseResult]) -> TableShape:
+        """The shape of a score, pairwise, calibrate or refine run's table."""
+        return cls(
+            pairwise=isinstance(s, PairwiseSummary)
+            or any(r.consistent is not None for r in results),
+            labelled=isinstance(s, CalibrateSummary)
+            or any(r.human_labels is not None for r in results),
+            repeated=s.self_consistency is not None or any(r.repeats is not None for r in results),
+        )
+
+    def pair(self, r: CaseResult) -> tuple[str, str]:
+        """The names of a comparison's OLD and NEW answers: arena systems, else old/new."""
+        return (self.systems or {}).get(r.id, ("old", "new"))
+
+    def winner(self, r: CaseResult) -> str:
+        """The winner as the table and its filter name it (an arena's by system)."""
+        if r.winner is None:
+            return "none"
+        if self.systems is None or r.winner is Winner.TIE:
+            return r.winner.value
+        old, new = self.pair(r)
+        return old if r.winner is Winner.OLD else new
 
 
-def call_facts(j: Judgement) -> str:
-    """Who made a call and what it took: `m · 120 in / 40 out tokens · $0.0010 · 0.52 s`."""
-    facts = [j.model]
-    if j.order:
-        facts.append(f"order {j.order.value}")
-    facts += [
-        f"{j.prompt_tokens:,} in / {j.completion_tokens:,} out tokens",
-        money(j.cost_usd),
-        f"{j.latency_s:.2f} s",
-        f"{j.attempts} attempt(s)",
-    ]
-    if j.cached:
-        facts.append("cached")
-    if j.repeat is not None:
-        facts.append(f"repeat {j.repeat}")
-    return " · ".join(facts)
-
-
-def verdict_words(v: Verdict, order: Order | None) -> str:
-    """A verdict's numbers and names in a line: `score 4, confidence 0.8, accuracy 4`."""
-    said = [] if v.score is None else [f"score {v.score:g}"]
-    if v.choice is not None:
-        said.append(f"choice {v.choice}")
-    if v.winner is not None:
-        said.append(f"winner {WINNER_WORDS[order, v.winner]}")
-    if v.confidence is not None:
-        said.append(f"confidence {v.confidence:g}")
-    said += [f"{name} {val:g}" for name, val in v.criteria.items()]
-    return ", ".join(said) or "verdict"
-
-
-def slot_words(order: Order | None, winner: Position) -> str:
-    """`A (old)`: the slot a pairwise judge picked, and which answer sat there in its order."""
-    slot = dict(zip("AB", order.value.split("-"), strict=True)).get(winner.value) if order else None
-    return f"{winner.value} ({slot})" if slot else winner.value
-
-
-WINNER_WORDS = {(order, w): slot_words(order, w) for order in (None, *Order) for w in Position}
-"""slot_words of every order and slot, worked out once rather than for every judgement."""
-
-
-def stability_cell(r: CaseResult) -> str:
-    """Whether a case's K verdicts agree: "stable", "unstable" (marked) or "—"."""
-    if r.stable is None:
-        return "—"
-    return "stable" if r.stable else '<span class="disagrees">unstable</span>'
-
-
-def repeats_html(r: CaseResult) -> str:
-    """Each repeat's verdict, in repeat order, and whether they agree."""
-    if not r.repeats:
-        return ""
-    agree = {True: "they agree", False: "they disagree", None: ""}[r.stable]
-    spread = "" if r.spread is None else f" ({spread_text(r)})"
-    said = f'<span class="disagrees">{agree}</span>' if r.stable is False else agree
-    return (
-        f"<p><strong>{len(r.repeats)} repeats: {esc(repeats_text(r.repeats))}</strong>"
-        f"{' — ' + said if said else ''}{esc(spread)}</p>"
-    )
-
-
-def judgements_html(r: CaseResult) -> list[str]:
-    """Every judge call of the case, as the run made them; with --repeats, grouped by
-    repeat under that repeat's verdict (numbered as results.jsonl's `repeat`).
-    """
-    calls = r.judgements
-    # A cascade's screen calls come first, as in all_judgements; their repeats are the
-    # screen's, not the verdicts listed, so each says its repeat in its own line.
-    out = [judgement_html(j) for j in r.screen.judgements] if r.screen else []
-    if all(j.repeat is None for j in calls):
-        return out + [judgement_html(j) for j in calls]
-    verdicts = {v.repeat: v for v in r.repeats or []}
-    out += [judgement_html(j) for j in calls if j.repeat is None]
-    for k in sorted({j.repeat for j in calls if j.repeat is not None}):
-        said = repeat_text(verdicts[k]) if k in verdicts else "no verdict"
-        out.append(f"<h5>repeat {k}: {esc(said)}</h5>")
-        out += [judgement_html(j) for j in calls if j.repeat == k]
-    return out
-
-
-def case_row(r: CaseResult, *, pairwise: bool, labelled: bool, repeated: bool, columns: int) -> str:
+def case_row(r: CaseResult, shape: TableShape, *, columns: int) -> str:
     """A case's tbody: a summary row, then its text and judgements behind a <details>."""
     calls = r.all_judgements
     cost = sum(j.cost_usd for j in calls)
     tokens = sum(j.prompt_tokens + j.completion_tokens for j in calls)
     consistent, passed = yes_no(r.consistent), yes_no(r.passed)
-    flag = consistent if pairwise else passed
-    winner = r.winner.value if r.winner is not None else "none"
+    flag = consistent if shape.pairwise else passed
+    winner = shape.winner(r)
     status = r.status.value
-    cells = [
-        f"<code>{esc(r.id)}</code>",
-        f'<span class="{status}">{status}</span>',
-        esc(verdict_text(r)),
-    ]
-    if labelled:
+    verdict = verdict_text(r)
+    cells = [f"<code>{esc(r.id)}</code>"]
+    if shape.systems is not None:
+        cells.append(esc(" vs ".join(shape.pair(r))))
+        verdict = winner if r.winner is not None else verdict
+    cells += [f'<span class="{status}">{status}</span>', esc(verdict)]
+    if shape.labelled:
         human = esc(label_text(r.human_labels)) or "—"
         cells.append(f'<span class="disagrees">{human}</span>' if r.agrees is False else human)
     cells.append(flag or "—")
-    if repeated:
+    if shape.repeated:
         cells += [stability_cell(r), esc(spread_text(r))]
     cells += [esc(r.category or ""), f"{tokens:,}", money(cost)]
     extra = [f'<p class="failed">{esc(r.error)}</p>'] if r.error else []
     if r.agrees is False:
         extra.append('<p class="disagrees">the judge disagrees with the human label</p>')
-    extra.append(case_text_html(r))
+    extra.append(case_text_html(r, shape.pair(r) if shape.systems is not None else None))
     if r.lengths:
+        old, new = shape.pair(r)
         extra.append(
-            f'<p class="muted">answer lengths: old {r.lengths.get("old", NA)}, '
-            f"new {r.lengths.get('new', NA)} characters</p>"
+            f'<p class="muted">answer lengths: {esc(old)} {r.lengths.get("old", NA)}, '
+            f"{esc(new)} {r.lengths.get('new', NA)} characters</p>"
         )
     if r.tier is not None:
         said = (
@@ -235,9 +180,9 @@ def case_row(r: CaseResult, *, pairwise: bool, labelled: bool, repeated: bool, c
     if r.repeats:
         what += f" in {len(r.repeats)} repeats"
     row = "</td><td>".join(cells)
-    stable = f' data-stable="{yes_no(r.stable)}"' if repeated else ""
+    stable = f' data-stable="{yes_no(r.stable)}"' if shape.repeated else ""
     return (
-        f'<tbody data-status="{status}" data-winner="{winner}" '
+        f'<tbody data-status="{status}" data-winner="{esc(winner)}" '
         f'data-consistent="{consistent}" data-passed="{passed}" '
         f'data-agrees="{yes_no(r.agrees)}"{stable}><tr class="case"><td>{row}</td></tr>'
         f'<tr class="more"><td colspan="{columns}"><details><summary>'
@@ -257,12 +202,16 @@ def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
     calibrate runs by agreement with the human labels, and for runs with --repeats by
     whether the K verdicts agree.
     """
-    pairwise = isinstance(s, PairwiseSummary) or any(r.consistent is not None for r in results)
-    labelled = isinstance(s, CalibrateSummary) or any(r.human_labels is not None for r in results)
-    repeated = s.self_consistency is not None or any(r.repeats is not None for r in results)
+    return cases_section(results, TableShape.of(s, results))
+
+
+def cases_section(results: Sequence[CaseResult], shape: TableShape) -> str:
+    """The cases table of a given shape (an arena's: case_table for the other runs)."""
+    pairwise, labelled, repeated = shape.pairwise, shape.labelled, shape.repeated
     flag = "consistent" if pairwise else "passed"
     header = [
         "id",
+        *(["systems"] if shape.systems is not None else []),
         "status",
         "verdict",
         *(["human"] if labelled else []),
@@ -278,19 +227,7 @@ def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
         select("status", "status", [("", "any status"), ("ok", "ok"), ("failed", "failed")]),
     ]
     if pairwise:
-        filters.append(
-            select(
-                "winner",
-                "winner",
-                [
-                    ("", "any winner"),
-                    ("new", "NEW won"),
-                    ("old", "OLD won"),
-                    ("tie", "tie"),
-                    ("none", "no verdict"),
-                ],
-            )
-        )
+        filters.append(select("winner", "winner", winner_options(shape)))
         filters.append(
             select(
                 "consistent",
@@ -339,13 +276,20 @@ def case_table(s: RunSummary, results: Sequence[CaseResult]) -> str:
         else ""
     )
     head = "".join(f"<th>{h}</th>" for h in header)
-    body = "".join(
-        case_row(r, pairwise=pairwise, labelled=labelled, repeated=repeated, columns=len(header))
-        for r in shown
-    )
+    body = "".join(case_row(r, shape, columns=len(header)) for r in shown)
     return (
         f"<section><h2>Cases ({len(results):,})</h2>{note}"
         f'<div class="filters" id="case-filters" hidden>{"".join(filters)}'
         '<span id="case-count" class="muted"></span></div>'
         f'<table id="cases"><thead><tr>{head}</tr></thead>{body}</table></section>'
     )
+
+
+def winner_options(shape: TableShape) -> list[tuple[str, str]]:
+    """The winner filter's options: NEW, OLD, tie; in an arena each system by name."""
+    if shape.systems is None:
+        named = [("new", "NEW won"), ("old", "OLD won")]
+    else:
+        names = dict.fromkeys(name for pair in shape.systems.values() for name in pair)
+        named = [(esc(name), f"{name} won") for name in names]
+    return [("", "any winner"), *named, ("tie", "tie"), ("none", "no verdict")]

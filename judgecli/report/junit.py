@@ -16,9 +16,10 @@ rubric's bar, with the judge's reasoning as the failure text:
   with each repeat's verdict; its outcome is its aggregated verdict's, as above.
 
 When the run had a gate, a separate suite holds one testcase named "gate" that fails with
-the failed checks as its message. A run the judge could not finish (summary.incomplete)
-has no verdict: a suite of its own then holds one testcase named "run" in `<error>`, not a pass
-or a failure, since an outage is not a regression.
+the failed checks as its message, or is in `<error>` when its evidence cannot decide
+(undecided). A run the judge could not finish (summary.incomplete) has no verdict: a suite
+of its own then holds one testcase named "run" in `<error>`, not a pass or a failure, since
+an outage is not a regression.
 
 Element and attribute names follow the Jenkins xunit plugin's junit-10.xsd, which GitLab,
 GitHub reporters and Jenkins all read. No timestamp is written, so the same results always
@@ -27,75 +28,31 @@ give the same bytes.
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from collections.abc import Sequence
-from enum import StrEnum
-from typing import NamedTuple
 
 from judgecli.debias import to_winner
 from judgecli.report.decision import metric_name
-from judgecli.report.escape import XML_ATTRIBUTE, XML_TEXT, escaped
+from judgecli.report.junit_xml import (
+    Ending,
+    JunitCase,
+    Outcome,
+    Suite,
+    clean,
+    junit_document,
+    name_part,
+    number,
+)
 from judgecli.report.stability import repeats_text
 from judgecli.result import CaseResult, CaseStatus, Judgement, Winner
 from judgecli.summary.calibrate import CalibrateSummary
-from judgecli.summary.facts import GateCheck, GateOn, GateResult
+from judgecli.summary.gate_records import GateCheck, GateOn, GateResult
 from judgecli.summary.run import RunSummary
-
-# XML 1.0 allows only tab, newline, CR, U+0020-U+D7FF, U+E000-U+FFFD and U+10000 up (the
-# spec's Char production, section 2.2). Judge replies can hold others (NUL, terminal
-# escapes, lone surrogates from JSON "\ud800"), and one of them makes the whole report
-# unreadable, so they are removed, not escaped. The class lists the characters left out
-# rather than negating the allowed ones: a range up to U+10FFFF takes re ~9 ms to compile.
-NOT_XML_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-# A dot in classname is a package separator to Jenkins and GitLab; a rubric or category
-# name keeps its letters, digits, "_" and "-", and anything else becomes "-".
-NOT_NAME_CHAR = re.compile(r"[^\w-]+")
 
 ERROR_MESSAGE = "the judge could not grade this case"
 OLD_WINS_MESSAGE = "OLD wins: NEW is worse on this case"
-XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>'
 
 # (minimum, passed) → how the value compared with the threshold.
 COMPARISON = {(True, True): ">=", (True, False): "<", (False, True): "<=", (False, False): ">"}
-
-
-class Outcome(StrEnum):
-    """How a testcase ended; the value is its child element's name (none for a pass)."""
-
-    PASSED = "passed"
-    FAILURE = "failure"
-    ERROR = "error"
-    SKIPPED = "skipped"
-
-
-# NamedTuples rather than frozen dataclasses: one of each is built per case, and a frozen
-# dataclass takes about three times as long to build (object.__setattr__ per field).
-class Ending(NamedTuple):
-    """How a testcase ended, and what a CI's test view shows of it."""
-
-    outcome: Outcome = Outcome.PASSED
-    message: str | None = None
-    kind: str | None = None
-    """The `type` attribute of `<failure>`/`<error>`."""
-    text: str | None = None
-    """The body of `<failure>`/`<error>`: reasoning, raw replies."""
-    out: str | None = None
-    """`<system-out>`: the verdict of a case that passed."""
-
-
-class JunitCase(NamedTuple):
-    """One `<testcase>` before it becomes XML."""
-
-    classname: str
-    name: str
-    time_s: float
-    ending: Ending = Ending()
-
-
-Suite = tuple[str, list[JunitCase]]
-"""A `<testsuite>`: its name and its testcases."""
 
 
 def render_junit(summary: RunSummary, results: Sequence[CaseResult]) -> str:
@@ -115,26 +72,6 @@ def junit_suites(summary: RunSummary, results: Sequence[CaseResult]) -> list[Sui
     informational = isinstance(summary, CalibrateSummary)
     suites.append((base, [case_of(base, r, informational=informational) for r in results]))
     return suites
-
-
-# The document is written as text, not built as an xml.etree tree: at 2,000 cases building
-# and serialising the tree took more than half of render_junit's time. The bytes are those
-# ElementTree.indent + tostring wrote (a test compares the two): two spaces of indent per
-# level, `<tag attrs />` for an element with nothing in it, and ElementTree's escapes.
-def junit_document(suites: Sequence[Suite]) -> str:
-    """The testsuites as an indented XML document."""
-    every = [c for _, group in suites for c in group]
-    lines = [XML_DECLARATION, f"<testsuites{attributes(counts(every, name='judge'))}>"]
-    for name, group in suites:
-        attrs = attributes(counts(group, name=name, skipped=True))
-        if not group:
-            lines.append(f"  <testsuite{attrs} />")
-            continue
-        lines.append(f"  <testsuite{attrs}>")
-        lines += [testcase_xml(case) for case in group]
-        lines.append("  </testsuite>")
-    lines.append("</testsuites>")
-    return "\n".join(lines) + "\n"
 
 
 def case_of(base: str, result: CaseResult, *, informational: bool) -> JunitCase:
@@ -223,7 +160,9 @@ def calibrate_line(result: CaseResult, *, pairwise: bool) -> str:
 
 
 def gate_case(base: str, gate: GateResult) -> JunitCase:
-    """The gate as one testcase: every check in the text, the failed ones in the message."""
+    """The gate as one testcase: every check in the text, the failed ones in the message;
+    an undecided gate is an error with why and what to do.
+    """
     lines = [check_line(c) for c in gate.checks]
     if gate.cases_needed is not None:
         lines.append(
@@ -233,8 +172,21 @@ def gate_case(base: str, gate: GateResult) -> JunitCase:
     text = "\n".join(lines)
     if gate.passed:
         return JunitCase(base, "gate", 0.0, Ending(out=text))
+    if not gate.decided:
+        return undecided_gate_case(base, gate.undecided, gate.hint, text)
     failed = "; ".join(check_line(c, status=False) for c in gate.checks if not c.passed)
     ending = Ending(Outcome.FAILURE, f"gate failed: {failed}", "GateFailed", text)
+    return JunitCase(base, "gate", 0.0, ending)
+
+
+def undecided_gate_case(base: str, why: str | None, hint: str | None, text: str) -> JunitCase:
+    """An undecided gate (pairwise, calibrate, arena) as an errored testcase: why, what to
+    do, and the checks' `text`.
+    """
+    # Issue 29: evidence that cannot decide is an error, as an unfinished run is, not a
+    # failure of the candidate.
+    message = f"gate undecided: {why}; no verdict"
+    ending = Ending(Outcome.ERROR, message, "GateUndecided", f"{text}\nwhat to do: {hint}")
     return JunitCase(base, "gate", 0.0, ending)
 
 
@@ -244,11 +196,16 @@ def check_line(check: GateCheck, *, status: bool = True) -> str:
     name = metric_name(check.metric)
     if check.value is None:
         compared = f"{name} n/a (no data), needs {'>=' if check.minimum else '<='} "
+    elif not check.decided:
+        compared = f"{name} {number(check.value)}, needs {'>=' if check.minimum else '<='} "
     else:
         op = COMPARISON[(check.minimum, check.passed)]
         compared = f"{name} {number(check.value)} {op} "
     line = f"{compared}{number(check.threshold)} ({which})"
-    return f"{'PASS' if check.passed else 'FAIL'} {line}" if status else line
+    if not check.decided:
+        line += f": {check.undecided}"
+    word = "PASS" if check.passed else ("FAIL" if check.decided else "UNDECIDED")
+    return f"{word} {line}" if status else line
 
 
 def below_bar(result: CaseResult) -> str:
@@ -304,79 +261,3 @@ def reasoning(judgements: Sequence[Judgement]) -> str:
 def who(j: Judgement) -> str:
     """`openai/gpt-4o (old-new)`: the judge, and the order it saw for pairwise."""
     return f"{j.model} ({j.order.value})" if j.order is not None else j.model
-
-
-def counts(cases: Sequence[JunitCase], *, name: str, skipped: bool = False) -> dict[str, str]:
-    """A suite's attributes. junit-10.xsd has no `skipped` on `<testsuites>`."""
-    outcomes = Counter(c.ending.outcome for c in cases)
-    attrs = {
-        "name": clean(name),
-        "tests": str(len(cases)),
-        "failures": str(outcomes[Outcome.FAILURE]),
-        "errors": str(outcomes[Outcome.ERROR]),
-    }
-    if skipped:
-        attrs["skipped"] = str(outcomes[Outcome.SKIPPED])
-    attrs["time"] = seconds(sum(c.time_s for c in cases))
-    return attrs
-
-
-def testcase_xml(case: JunitCase) -> str:
-    """One `<testcase>` and what is in it, indented as a suite's child."""
-    head = (
-        f'    <testcase classname="{escape_attr(case.classname)}" '
-        f'name="{escape_attr(case.name)}" time="{seconds(case.time_s)}"'
-    )
-    end = case.ending
-    children = []
-    if end.outcome is not Outcome.PASSED:
-        attrs = f' message="{escape_attr(clean(end.message or ""))}"'
-        if end.kind is not None:
-            attrs += f' type="{escape_attr(end.kind)}"'
-        children.append(text_element(end.outcome.value, attrs, clean(end.text or "")))
-    if end.out:
-        children.append(text_element("system-out", "", clean(end.out)))
-    if not children:
-        return f"{head} />"
-    inside = "\n      ".join(children)
-    return f"{head}>\n      {inside}\n    </testcase>"
-
-
-def text_element(tag: str, attrs: str, text: str) -> str:
-    """An element holding only text (no text: written as empty); `attrs` is escaped."""
-    return f"<{tag}{attrs}>{escape_text(text)}</{tag}>" if text else f"<{tag}{attrs} />"
-
-
-def attributes(attrs: dict[str, str]) -> str:
-    """Attributes in the order given, each after a space."""
-    return "".join(f' {name}="{escape_attr(value)}"' for name, value in attrs.items())
-
-
-def escape_text(text: str) -> str:
-    """Character data escaped as ElementTree escapes it."""
-    return escaped(text, XML_TEXT)
-
-
-def escape_attr(value: str) -> str:
-    """An attribute value escaped as ElementTree escapes it."""
-    return escaped(value, XML_ATTRIBUTE)
-
-
-def clean(text: str) -> str:
-    """Text with the characters XML 1.0 cannot hold removed."""
-    return NOT_XML_CHAR.sub("", text)
-
-
-def name_part(text: str | None) -> str:
-    """A rubric, command or category name as one dot-free segment of a classname."""
-    return NOT_NAME_CHAR.sub("-", clean(text or "")).strip("-") or "unnamed"
-
-
-def number(value: float) -> str:
-    """A score or rate, short: 2 not 2.0, 0.55 not 0.550000."""
-    return f"{value:.4g}"
-
-
-def seconds(value: float) -> str:
-    """A duration as junit-10.xsd's time pattern accepts it (no exponent, no sign)."""
-    return f"{max(value, 0.0):.3f}"

@@ -1,14 +1,25 @@
 """The length-controlled win rate in a pairwise report: its row beside the raw win rate and
 the fitted length coefficient in the judge-bias (length) table. Shared by report.md,
-report.html and the terminal, which all build on `markdown.pairwise_sections`.
+report.html and the terminal, which all build on `markdown.pairwise_sections`. The label
+says what the number is: AlpacaEval 2's GLM without its instruction-difficulty term, not
+the number AlpacaEval publishes.
 """
 
 from __future__ import annotations
 
 from judgecli.report.cells import NA, fmt_ci, fmt_pct
+from judgecli.summary.arena_length import OutcomeKind
 from judgecli.summary.pairwise import PairwiseSummary
 
-LABEL = "win rate, length-controlled"
+LABEL = "win rate, length-controlled†"
+NOTE = (
+    "† length-controlled: AlpacaEval 2's GLM without its instruction-difficulty term "
+    "(statistics.md), not the rate AlpacaEval publishes."
+)
+FITTED = {
+    OutcomeKind.PROBABILITY: "the judge's probabilities",
+    OutcomeKind.VERDICT: "written verdicts",
+}
 OLDER_SUMMARY = "not in this summary (written by an older judge)"
 
 
@@ -26,6 +37,11 @@ def length_controlled_row(s: PairwiseSummary) -> tuple[str, str, str]:
     )
 
 
+def length_control_note(s: PairwiseSummary) -> str | None:
+    """What the length-controlled row is (under the result table), when there is one."""
+    return None if s.length_control is None else NOTE
+
+
 def length_control_rows(s: PairwiseSummary) -> list[tuple[str, str]]:
     """The fitted length coefficient (log-odds per unit of tanh(Δlength / σ)) with its
     interval, and the σ and cases it was fitted on.
@@ -38,7 +54,10 @@ def length_control_rows(s: PairwiseSummary) -> list[tuple[str, str]]:
     low, high = fit.coefficient_ci
     interval = NA if low is None or high is None else f"[{low:+.2f}, {high:+.2f}]"
     sigma = NA if fit.sigma is None else f"{fit.sigma:,.0f}"
-    return [
+    rows = [
         ("length coefficient (log-odds)", f"{fit.coefficient:+.2f} {interval}"),
         ("  σ of Δlength / cases fitted", f"{sigma} chars / {fit.n}"),
     ]
+    if fit.outcome is not None:
+        rows.append(("  outcome fitted", FITTED[fit.outcome]))
+    return rows

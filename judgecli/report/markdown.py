@@ -24,17 +24,19 @@ from judgecli.report.cells import (
     group_ci,
     heading,
     money,
+    reason_for,
     rich_table,
 )
 from judgecli.report.decision import (
     calls_legend,
     decision_sections,
     fmt_p,
+    gate_verdict,
     mark_cell,
-    metric_name,
     sequential_note,
+    undecided_note,
 )
-from judgecli.report.length_control import length_control_rows
+from judgecli.report.length_control import length_control_note, length_control_rows
 from judgecli.report.refine import refine_line, refine_sections
 from judgecli.report.stability import stability_sections
 from judgecli.report.weighted import adjusted_win_rates, weighted_pass_rate
@@ -64,16 +66,7 @@ def headline(s: RunSummary) -> str:
     if s.incomplete is not None:
         graded = f" On the {count_of(s.n_ok, 'case')} graded: {line}." if s.n_ok else ""
         return f"INCOMPLETE — {s.incomplete}; no verdict.{graded}"
-    gate = s.gate
-    if gate is None:
-        return line
-    word = "PASS" if gate.passed else "FAIL"
-    checks = "; ".join(
-        f"{metric_name(c.metric)} {'≥' if c.minimum else '≤'} {c.threshold:g} "
-        f"({c.on}: {fmt(c.value, 3)} {'ok' if c.passed else 'not met'})"
-        for c in gate.checks
-    )
-    return f"{word} — {line}. Gate: {checks}."
+    return line if s.gate is None else gate_verdict(s.gate, line)
 
 
 def pairwise_line(s: PairwiseSummary) -> str:
@@ -118,9 +111,12 @@ def score_line(s: ScoreSummary) -> str:
 
 
 def gate_note(s: RunSummary) -> str | None:
-    """A sequential run: when it decided and what that saved. Else, when the point estimate
-    passes but the interval does not: what it would take.
+    """An undecided gate: what to do. A sequential run: when it decided and what that
+    saved. Else, when the point estimate passes but the interval does not: what it would
+    take.
     """
+    if said := undecided_note(s.gate):
+        return said
     if s.sequential is not None:
         return sequential_note(s.sequential)
     if not isinstance(s, PairwiseSummary) or s.gate is None or s.gate.cases_needed is None:
@@ -136,8 +132,13 @@ def score_sections(s: ScoreSummary) -> list[Section]:
     """The tables of a `score` run."""
     rows = [("cases", f"{s.n_ok} ok / {s.n_failed} failed of {s.n_cases}", "")]
     if s.mean is not None:
-        rows.append(("mean score", fmt(s.mean), fmt_ci(s.mean_ci)))
-    rows += [(f"  {name}", fmt(c.mean), fmt_ci(c.mean_ci)) for name, c in s.criteria.items()]
+        rows.append(
+            ("mean score", fmt(s.mean), fmt_ci(s.mean_ci, why=reason_for(s.no_interval, "mean")))
+        )
+    rows += [
+        (f"  {name}", fmt(c.mean), fmt_ci(c.mean_ci, why=reason_for(c.no_interval, "mean")))
+        for name, c in s.criteria.items()
+    ]
     if s.pass_rate is not None:
         rows.append(("pass rate", fmt_pct(s.pass_rate), fmt_ci(s.pass_rate_ci, pct=True)))
         rows += weighted_pass_rate(s)
@@ -168,7 +169,7 @@ def score_sections(s: ScoreSummary) -> list[Section]:
                         name,
                         str(c.n),
                         fmt(c.mean),
-                        group_ci(c.mean_ci, c.n),
+                        group_ci(c.mean_ci, c.n, why=reason_for(c.no_interval, "mean")),
                         fmt_pct(c.pass_rate),
                         group_ci(c.pass_rate_ci, c.n, pct=True),
                     )
@@ -213,7 +214,7 @@ def pairwise_sections(s: PairwiseSummary) -> list[Section]:
             ),
         ] + length_control_rows(s)
     sections = [
-        Section("result", ["measure", "value", "95% CI"], rows),
+        Section("result", ["measure", "value", "95% CI"], rows, note=length_control_note(s)),
         Section("judge biases", ["measure", "value"], bias),
     ]
     if s.by_category:

@@ -4,7 +4,7 @@ answers, the lift, scores per attempt, cost, the cases that never passed).
 
 from __future__ import annotations
 
-from judgecli.report.cells import Section, fmt, fmt_ci, fmt_pct, money
+from judgecli.report.cells import Section, fmt, fmt_ci, fmt_pct, money, reason_for
 from judgecli.summary.refine import RefineSummary
 
 
@@ -28,7 +28,11 @@ def refine_sections(s: RefineSummary) -> list[Section]:
         ("pass rate, first answer", fmt_pct(s.pass_rate_first), fmt_ci(first_ci, pct=True)),
         ("pass rate, final answer", fmt_pct(s.pass_rate_final), fmt_ci(final_ci, pct=True)),
         ("mean score, first → final", f"{fmt(s.mean_first)} → {fmt(s.mean_final)}", ""),
-        ("lift (final − first)", fmt(s.lift), fmt_ci(s.lift_ci)),
+        (
+            "lift (final − first)",
+            fmt(s.lift),
+            fmt_ci(s.lift_ci, why=reason_for(s.no_interval, "lift")),
+        ),
         ("  paired t interval", "", fmt_ci(s.lift_ci_t)),
         ("regenerations per case", fmt(s.mean_attempts), ""),
         ("passed / exhausted", f"{s.n_passed} / {s.n_exhausted}", ""),

@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judgecli.report.cells import NA, Section, count_of, fmt, fmt_ci, fmt_pct, group_ci
+from judgecli.report.cells import (
+    NA,
+    Section,
+    count_of,
+    fmt,
+    fmt_ci,
+    fmt_pct,
+    group_ci,
+    reason_for,
+)
 from judgecli.result import CaseResult, RepeatVerdict
 from judgecli.summary.run import RunSummary
 from judgecli.summary.stability import SelfConsistency
@@ -80,6 +89,7 @@ def stability_sections(s: RunSummary) -> list[Section]:
         return []
     k = sc.repeats
     share = fmt_pct(stability_of(s, sc))
+    why = reason_for(sc.no_interval, "fleiss_kappa")
     rows = [
         ("repeats per case (K)", str(k), ""),
         ("verdict compared", COMPARED.get(sc.compared, sc.compared), ""),
@@ -87,7 +97,7 @@ def stability_sections(s: RunSummary) -> list[Section]:
         (
             "Fleiss' κ across repeats",
             fmt(sc.fleiss_kappa),
-            fmt_ci(sc.fleiss_kappa_ci) if sc.fleiss_kappa_ci else "",
+            fmt_ci(sc.fleiss_kappa_ci, why=why) if sc.fleiss_kappa_ci or why else "",
         ),
     ]
     if sc.within_case_sd is not None:

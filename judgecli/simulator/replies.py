@@ -18,7 +18,7 @@ from judgecli.simulator.schema import find_schema
 from judgecli.simulator.styles import ReplyStyle, StyledReply, style_reply
 from judgecli.simulator.truth import TruthTable
 from judgecli.simulator.verdicts import verdict_content
-from judgecli.simulator.wire import completion_body
+from judgecli.simulator.wire import completion_body, within_max_tokens
 
 
 class Replier:
@@ -52,7 +52,12 @@ class Replier:
         A request asking ``logprobs: true`` gets the content's token logprobs, unless the
         judge's server gives none (`JudgeSettings.logprobs`).
         """
-        reply = StyledReply(content) if content is not None else self.styled(body, judge)
+        # A computed reply stops at the request's max_tokens, as a model's would.
+        reply = (
+            StyledReply(content)
+            if content is not None
+            else within_max_tokens(body, self.styled(body, judge))
+        )
         logprobs = None
         if body.get("logprobs") is True and judge.logprobs:
             model = str(body.get("model") or "")

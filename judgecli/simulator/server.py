@@ -34,6 +34,7 @@ answer.
 from __future__ import annotations
 
 import asyncio
+import errno
 import threading
 import time
 from collections.abc import Callable
@@ -41,6 +42,7 @@ from typing import Any, Self
 
 from aiohttp import web
 
+from judgecli.errors import ConfigError
 from judgecli.simulator.batch_api import BatchApi
 from judgecli.simulator.batch_input import BatchError
 from judgecli.simulator.batches import TOKEN_LIMIT_MESSAGE
@@ -140,15 +142,37 @@ async def _start_runner(state: ServerState) -> tuple[web.AppRunner, int]:
     # No access log: formatting a line per request is measurable at benchmark rates.
     runner = web.AppRunner(_make_app(state), access_log=None, shutdown_timeout=_SHUTDOWN_TIMEOUT_S)
     await runner.setup()
+    host, port = state.config.host, state.config.port
     try:
-        site = web.TCPSite(runner, state.config.host, state.config.port)
+        site = web.TCPSite(runner, host, port)
         await site.start()
+    except OSError as err:
+        await runner.cleanup()
+        raise bind_error(err, host, port) from None
     except BaseException:
         await runner.cleanup()
         raise
-    port = int(runner.addresses[0][1])
+    bound = int(runner.addresses[0][1])
     state.restart()
-    return runner, port
+    return runner, bound
+
+
+def bind_error(err: OSError, host: str, port: int) -> ConfigError:
+    """Why the simulator cannot listen on host:port, and the fix: another port (exit 2)."""
+    other = "pick another with --port (0 picks a free one)"
+    if err.errno == errno.EADDRINUSE:
+        return ConfigError(
+            f"port {port} is in use: {other}",
+            hint=f"another process listens on {host}:{port}; stop it, or run judge simulate "
+            "--port 0",
+        )
+    if err.errno == errno.EACCES and 0 < port < 1024:
+        return ConfigError(
+            f"port {port} needs privileges (ports below 1024 do): {other}",
+            hint="e.g. judge simulate --port 8765",
+        )
+    reason = err.strerror or str(err)
+    return ConfigError(f"cannot listen on {host}:{port}: {reason}", hint=other)
 
 
 async def serve_forever(

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgecli.dataset import iter_lines, parse_object
 from judgecli.errors import DatasetError
+from judgecli.jsonl import iter_lines, parse_object
 from judgecli.prompt import fence
 
 TruthValue = int | float | str

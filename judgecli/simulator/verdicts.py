@@ -264,9 +264,11 @@ def _fill(name: str, node: Any, root: dict[str, Any], judgement: Judgement, crit
     node = resolve_node(node, root)
     values = node.get("enum")
     if numeric_enum(values) and node_type(node) in ("integer", "number"):
-        # A scale written as its points (judge's integer scales): fill it as the range.
-        node = {**node, "minimum": min(values), "maximum": max(values)}
-        values = None
+        # A scale written as its points (judge's scales and confidence): fill it as the
+        # range, then answer the nearest point, as a grammar holding the judge to them would.
+        ranged = {key: value for key, value in node.items() if key != "enum"}
+        ranged |= {"minimum": min(values), "maximum": max(values)}
+        return nearest(_fill(name, ranged, root, judgement, criterion), values)
     if isinstance(values, list) and values:
         if judgement.guess is not None:
             return judgement.guess.choice(values)
@@ -300,6 +302,11 @@ def _fill(name: str, node: Any, root: dict[str, Any], judgement: Judgement, crit
     if kind == "boolean":
         return judgement.guess.random() < 0.5 if judgement.guess is not None else q >= 0.5
     return [] if kind == "array" else None
+
+
+def nearest(value: float, points: list[float]) -> float:
+    """The point closest to `value` (the lower of two equally close)."""
+    return min(sorted(points), key=lambda point: abs(point - value))
 
 
 def fill_schema(schema: dict[str, Any], judgement: Judgement) -> dict[str, Any]:

@@ -34,9 +34,30 @@ def content_words(text: str) -> set[str]:
     return {w for w in WORD.findall(text.lower()) if len(w) >= 4}
 
 
+# About four characters per token, as OpenAI's rule of thumb.
+CHARS_PER_TOKEN = 4
+
+
 def _tokens(chars: int) -> int:
-    # About four characters per token, as OpenAI's rule of thumb; never zero.
-    return max(1, math.ceil(chars / 4))
+    return max(1, math.ceil(chars / CHARS_PER_TOKEN))  # never zero
+
+
+def within_max_tokens(body: dict[str, Any], reply: StyledReply) -> StyledReply:
+    """``reply`` cut at the request's ``max_tokens`` (reasoning first, then content) with
+    ``finish_reason: "length"``, as a real server stops generating; whole when it fits.
+    """
+    limit = body.get("max_tokens")
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+        return reply
+    room = CHARS_PER_TOKEN * limit
+    reasoning = reply.reasoning or ""
+    if len(reasoning) + len(reply.content) <= room:
+        return reply
+    return StyledReply(
+        reply.content[: max(0, room - len(reasoning))],
+        reasoning=None if reply.reasoning is None else reasoning[:room],
+        finish_reason="length",
+    )
 
 
 def completion_body(

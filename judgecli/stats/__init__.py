@@ -3,9 +3,13 @@ outside this package (tests/unit/test_architecture.py checks). Each is tested ag
 reference values.
 
 - `intervals`: Wilson, Student t, percentile bootstrap
+- `interval_rule`: the one rule of which interval a statistic gets, or why it has none
 - `scores`: means, distributions, pass rates
 - `pairwise`: win rates, flip consistency, position preference, lengths
 - `length_control`: the length-controlled win rate (a logistic GLM on length difference)
+- `logistic`: batched logistic regression with a normal prior (maximum a posteriori)
+- `instruction_difficulty`: length-controlled win rates of several systems against a
+  baseline, with AlpacaEval 2's instruction-difficulty term fitted jointly
 - `bradley_terry`: Bradley–Terry scores of many systems (ridge MLE, style covariates)
 - `agreement`: Cohen's and Fleiss' κ, correlations
 - `krippendorff`: Krippendorff's α (any raters, missing ratings, three scale levels)

@@ -133,7 +133,9 @@ def bootstrap_mean_interval(
     so n = 1,000,000 needs ~64 MB, not resamples × n. Deterministic for a given seed.
 
     Returns:
-        ``(low, high)``, or ``(None, None)`` for empty ``values``.
+        ``(low, high)``, or ``(None, None)`` for empty ``values`` or values all alike: every
+        resample is then the sample, and the zero-width interval [x, x] would claim a
+        certainty no sample gives (as ``t_interval``).
 
     Raises:
         ValueError: If ``resamples`` < 1 or ``confidence`` is not in (0, 1).
@@ -142,7 +144,7 @@ def bootstrap_mean_interval(
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
     data = np.asarray(values, dtype=np.float64).ravel()
-    if data.size == 0:
+    if data.size == 0 or float(data.min()) == float(data.max()):
         return (None, None)
     rng = np.random.default_rng(seed)
     distinct, counts = np.unique(data, return_counts=True)

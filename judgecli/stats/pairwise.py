@@ -4,11 +4,12 @@ Outcomes are from NEW's point of view: win = 1, tie = 0.5, loss = 0. A statistic
 data is ``None`` (shown as "n/a").
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import floor, sqrt
 
 import numpy as np
 
+from judgecli.stats.interval_rule import proportion_interval
 from judgecli.stats.intervals import (
     FloatArray,
     Interval,
@@ -43,10 +44,12 @@ def win_rate_no_ties(wins: int, losses: int) -> float | None:
 def win_rate_bootstrap_interval(
     outcomes: Sequence[float], *, resamples: int = 2000, seed: int = 0, confidence: float = 0.95
 ) -> Interval:
-    """Percentile bootstrap interval of the ties-half win rate, resampling cases.
+    """Percentile bootstrap interval of the ties-half win rate, resampling cases; Wilson's
+    on wins + ties/2 when the bootstrap is degenerate (``interval_rule.proportion_interval``).
 
-    When every case ended the same way the bootstrap has nothing to resample and would give
-    a zero-width interval; the Wilson interval on wins + ties/2 is returned then.
+    When every case ended the same way every resample does too, and the percentile interval
+    collapses to a point ([100%, 100%] from 5 wins of 5) that would read as certainty;
+    Wilson keeps the width a sample of n has ([56.6%, 100%]).
 
     Resampling n cases with replacement and counting their wins, ties and losses is the
     same, in distribution, as drawing the (wins, ties, losses) counts from
@@ -78,15 +81,13 @@ def win_rate_bootstrap_interval(
     if wins + ties + losses != n:
         odd = data[(data != WIN) & (data != TIE) & (data != LOSS)][0]
         raise ValueError(f"outcomes must be 1 (win), 0.5 (tie) or 0 (loss), got {odd:g}")
-    if max(wins, ties, losses) == n:
-        # Every case ended the same way: every resample does too, and the percentile
-        # interval collapses to a point ([100%, 100%] from 5 wins of 5) that would read as
-        # certainty. Wilson on wins + ties/2 keeps the width a sample of n has.
-        return wilson_interval(wins + ties / 2, n, confidence=confidence)
-    rates = resampled_win_rates(
-        wins, ties, losses, resamples=resamples, rng=np.random.default_rng(seed)
-    )
-    return percentile_interval(rates, confidence=confidence)
+    bootstrap = None
+    if max(wins, ties, losses) < n:  # else every resample is the sample: nothing to draw
+        rates = resampled_win_rates(
+            wins, ties, losses, resamples=resamples, rng=np.random.default_rng(seed)
+        )
+        bootstrap = percentile_interval(rates, confidence=confidence)
+    return proportion_interval(wins + ties / 2, n, bootstrap=bootstrap, confidence=confidence)
 
 
 def resampled_win_rates(
@@ -125,34 +126,75 @@ def mean_length(values: Values) -> float | None:
     return mean(values)
 
 
-def cases_needed(rate: float, threshold: float, *, confidence: float = 0.95) -> int | None:
-    """Cases needed for the normal-approximation interval at ``rate`` to clear ``threshold``.
+def cases_needed(
+    wins: int, losses: int, ties: int, threshold: float, *, confidence: float = 0.95
+) -> int | None:
+    """Cases needed, at the observed mix of outcomes, for the lower bound of the interval
+    the gate uses (``win_rate_bootstrap_interval``) to reach ``threshold``.
 
-    The smallest n with ``rate − z·√(rate(1 − rate)/n) > threshold``, z the two-sided
-    normal quantile of ``confidence`` (the Wald interval's lower bound), i.e. the
-    smallest integer n > z²·rate(1 − rate) / (rate − threshold)². It answers "if the
-    observed rate held, how many cases would make the gate's lower bound pass?".
+    It answers "if the observed rate held, how many cases in all would make the gate's
+    lower bound pass?", with the lower bound the gate's own interval would have:
+
+    - every case ended alike (5 wins of 5): the gate's interval is Wilson's, so n is the
+      smallest with ``wilson_interval(rate·n, n)``'s lower end ≥ ``threshold`` (100%
+      against 0.9: 35, since 35/(35 + z²) = 0.9011 and 34/(34 + z²) = 0.8985);
+    - otherwise it is the percentile bootstrap, whose spread at n cases is about that of
+      the normal distribution of a mean of n outcomes with the observed variance
+      σ² = (wins + ties/4)/n₀ − rate² (a tie is ½: ties narrow it); n is the smallest
+      with ``rate − z·σ/√n ≥ threshold``, z the two-sided normal quantile. Without ties
+      σ² = rate(1 − rate), the Wald interval's variance.
+
+    Args:
+        wins: NEW's wins.
+        losses: NEW's losses.
+        ties: Ties.
+        threshold: The gate's bar on the win rate (ties half).
+        confidence: Coverage of the gate's interval.
 
     Returns:
-        The number of cases (at least 1), or ``None`` when ``rate <= threshold`` (no
-        number of cases is enough).
+        The number of cases in all (at least 1), or ``None`` when there are none or the
+        rate is at or below ``threshold`` (no number of cases is enough).
 
     Raises:
-        ValueError: If ``rate`` or ``threshold`` is outside [0, 1].
+        ValueError: If ``threshold`` is outside [0, 1] or a count is negative.
     """
     z = normal_quantile(confidence)
-    if not (0.0 <= rate <= 1.0 and 0.0 <= threshold <= 1.0):
-        raise ValueError(f"rate and threshold must be in [0, 1], got {rate} and {threshold}")
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be in [0, 1], got {threshold}")
+    if min(wins, losses, ties) < 0:
+        raise ValueError(f"counts cannot be negative, got {wins}, {losses}, {ties}")
+    n0 = wins + losses + ties
+    if n0 == 0:
+        return None
+    rate = (wins + ties / 2) / n0
     if rate <= threshold:
         return None
+    if max(wins, losses, ties) == n0:
+        return smallest_n(lambda n: _wilson_low(rate * n, n, confidence) >= threshold)
+    spread = sqrt(max((wins + ties / 4) / n0 - rate * rate, 0.0))
+    # The closed form n ≥ (zσ / (rate − threshold))², guarded against rounding below.
+    start = max(1, floor((z * spread / (rate - threshold)) ** 2))
+    return smallest_n(lambda n: rate - z * spread / sqrt(n) >= threshold, start=start)
 
-    def clears(n: int) -> bool:
-        return rate - z * sqrt(rate * (1.0 - rate) / n) > threshold
 
-    n = max(1, floor(z * z * rate * (1.0 - rate) / (rate - threshold) ** 2) + 1)
-    # Guard the closed form against rounding at the boundary.
-    while not clears(n):
-        n += 1
-    while n > 1 and clears(n - 1):
-        n -= 1
-    return n
+def _wilson_low(successes: float, n: int, confidence: float) -> float:
+    low, _ = wilson_interval(successes, n, confidence=confidence)
+    assert low is not None  # n >= 1
+    return low
+
+
+def smallest_n(clears: Callable[[int], bool], *, start: int = 1) -> int:
+    """The smallest n ≥ 1 for which ``clears(n)`` holds, for a condition that, once it
+    holds, holds for every larger n: doubling from ``start`` until it holds, then bisecting.
+    """
+    high = max(1, start)
+    while not clears(high):
+        high *= 2
+    low = 0  # n = 0 never clears
+    while high - low > 1:
+        middle = (low + high) // 2
+        if clears(middle):
+            high = middle
+        else:
+            low = middle
+    return high

@@ -22,6 +22,7 @@ as multinomial counts in O(1) per resample whatever the number of cases.
 """
 
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -42,14 +43,28 @@ BatchStatistic = Callable[[FloatArray], FloatArray]
 WORKING_COPIES = 8
 
 
-def cluster_bootstrap_intervals(
+@dataclass(frozen=True)
+class Bootstrapped:
+    """One statistic's cluster bootstrap: its interval and what it rests on."""
+
+    ci: Interval
+    """The percentile interval; ``(None, None)`` with fewer than 2 clusters or when
+    fewer than half the resamples give a value."""
+    clusters: int
+    """Clusters (cases) resampled."""
+    resamples: int
+    kept: int
+    """Resamples where the statistic has a value (not nan)."""
+
+
+def cluster_bootstrap(
     statistics: Mapping[str, BatchStatistic],
     indices_by_cluster: Sequence[Sequence[int]],
     *,
     resamples: int = 2000,
     seed: int = 0,
     confidence: float = 0.95,
-) -> dict[str, Interval]:
+) -> dict[str, Bootstrapped]:
     """Percentile bootstrap intervals of statistics of rows, resampling clusters of rows.
 
     Each resample draws as many clusters as there are, uniformly with replacement
@@ -72,9 +87,10 @@ def cluster_bootstrap_intervals(
         confidence: Coverage of the two-sided interval.
 
     Returns:
-        Name → ``(low, high)``, or ``(None, None)`` when there are fewer than 2 clusters
-        or fewer than half the resamples give a value: dropping more than that would leave
-        an interval for a selected, no longer bootstrap, distribution.
+        Name → its ``Bootstrapped``; the interval is ``(None, None)`` when there are fewer
+        than 2 clusters or fewer than half the resamples give a value: dropping more than
+        that would leave an interval for a selected, no longer bootstrap, distribution.
+        (Whether the interval may be shown is ``interval_rule.bootstrap_bounded``'s call.)
 
     Raises:
         ValueError: If ``resamples`` < 1, ``confidence`` is not in (0, 1), a cluster has
@@ -88,21 +104,21 @@ def cluster_bootstrap_intervals(
     every = sorted(i for rows in indices_by_cluster for i in rows)
     if every != list(range(len(every))):
         raise ValueError("the clusters must split the rows 0, 1, ..., n - 1, each row once")
-    if len(indices_by_cluster) < 2:
-        return dict.fromkeys(statistics, (None, None))
+    k = len(indices_by_cluster)
+    if k < 2:
+        return {name: Bootstrapped((None, None), k, resamples, 0) for name in statistics}
     values: dict[str, list[FloatArray]] = {name: [] for name in statistics}
     for counts in resampled_counts(indices_by_cluster, resamples=resamples, seed=seed):
         for name, statistic in statistics.items():
             values[name].append(statistic(counts))
-    intervals: dict[str, Interval] = {}
+    found: dict[str, Bootstrapped] = {}
     for name, chunks in values.items():
         drawn = np.concatenate(chunks)
         kept = drawn[~np.isnan(drawn)]
         too_few = 2 * kept.size < resamples
-        intervals[name] = (
-            (None, None) if too_few else percentile_interval(kept, confidence=confidence)
-        )
-    return intervals
+        ci: Interval = (None, None) if too_few else percentile_interval(kept, confidence=confidence)
+        found[name] = Bootstrapped(ci, k, resamples, int(kept.size))
+    return found
 
 
 def resampled_counts(

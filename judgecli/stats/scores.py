@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judgecli.stats.intervals import FloatArray, Interval, Values, t_interval, wilson_interval
+from judgecli.stats.interval_rule import mean_interval, proportion_interval
+from judgecli.stats.intervals import FloatArray, Interval, Values
 
 NO_CATEGORY = "(none)"
 # Values this close (relative to the bin width) below a bin edge count in the upper bin,
@@ -23,10 +24,11 @@ class CategoryStats:
     Attributes:
         n: Number of cases.
         mean: Mean score, ``None`` when ``n`` is 0.
-        mean_ci: Student t 95% interval of the mean (``t_interval``); ``(None, None)``
-            for fewer than two cases or when every score is the same.
+        mean_ci: Student t 95% interval of the mean (``interval_rule.mean_interval``);
+            ``(None, None)`` for fewer than two cases or when every score is the same.
         pass_rate: Share of cases that passed, among those with a pass/fail outcome.
         pass_rate_ci: Wilson 95% interval of the pass rate.
+        mean_ci_why: Why ``mean_ci`` is ``(None, None)`` while ``mean`` has a value.
     """
 
     n: int
@@ -34,6 +36,7 @@ class CategoryStats:
     mean_ci: Interval
     pass_rate: float | None
     pass_rate_ci: Interval
+    mean_ci_why: str | None = None
 
 
 def mean(values: Values) -> float | None:
@@ -94,8 +97,11 @@ def by_category(
     categories: Sequence[str | None],
     values: Sequence[float],
     passed: Sequence[bool | None],
+    *,
+    bounds: tuple[float, float] | None = None,
 ) -> dict[str, CategoryStats]:
-    """Per-category n, mean (with t interval) and pass rate (with Wilson interval).
+    """Per-category n, mean (with t interval, clipped to ``bounds``) and pass rate (with
+    Wilson interval).
 
     The three sequences are aligned by case. Cases without a category are grouped
     under ``"(none)"``; ``None`` in ``passed`` means the case has no pass/fail outcome
@@ -117,11 +123,13 @@ def by_category(
         members = groups[name]
         scores = [values[i] for i in members]
         outcomes = [flag for flag in (passed[i] for i in members) if flag is not None]
+        spread = mean_interval(scores, bounds=bounds, what="score")
         result[name] = CategoryStats(
             n=len(members),
             mean=mean(scores),
-            mean_ci=t_interval(scores),
+            mean_ci=spread.ci,
             pass_rate=pass_rate(outcomes),
-            pass_rate_ci=wilson_interval(sum(outcomes), len(outcomes)),
+            pass_rate_ci=proportion_interval(sum(outcomes), len(outcomes)),
+            mean_ci_why=spread.why,
         )
     return result

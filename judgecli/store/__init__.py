@@ -3,26 +3,33 @@
 A run directory holds results.jsonl (appended and flushed a line at a time, so a crash
 loses at most the line being written, or lines the reply cache replays for free), run.json,
 summary.json and report.md (each written whole to a temporary file and renamed, so a
-reader never sees half a file).
+reader never sees half a file). One process writes it at a time: the one holding its lock
+(store/lock.py). A write the file system refuses (no space, read-only) is an error naming
+the file and the fix (store/disk.py), and leaves no half line and no temporary file behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from pydantic import ValidationError
-from pydantic_core import ErrorDetails
-
-from judgecli.errors import InputError
+from judgecli.errors import InputError, JudgeError, RunDirectoryError
 from judgecli.result import CaseResult, CaseStatus
-from judgecli.summary.facts import Command
-from judgecli.summary.run import RunSummary, parse_summary
+from judgecli.store.disk import directory_error, how_to_continue, problem, storage_error
+from judgecli.store.lines import LineFile
+from judgecli.store.lock import LOCK, hold_run_dir, release_run_dir
+
+# Re-exported: what reads a run's files back is imported from here.
+from judgecli.store.reading import read_results as read_results
+from judgecli.store.reading import read_summary as read_summary
+from judgecli.store.reading import repair_torn_tail
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
@@ -47,7 +54,7 @@ RUN_FILES = (
     BATCH_INFO,
 )
 """Every file a run writes into its directory: what --force replaces. Anything else in the
-directory is the user's and stays."""
+directory is the user's and stays (but its lock, LOCK, which is neither)."""
 
 
 def default_run_dir(command: str, rubric_name: str, *, now: datetime | None = None) -> Path:
@@ -57,13 +64,20 @@ def default_run_dir(command: str, rubric_name: str, *, now: datetime | None = No
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write a whole file via a temporary sibling and rename (atomic on POSIX)."""
+    """Write a whole file via a temporary sibling and rename (atomic on POSIX). OSError if
+    the file system refuses: the old file is then as it was, and the temporary one gone.
+    """
     tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    tmp.replace(path)
+    try:
+        with tmp.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        tmp.replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise
 
 
 def read_run_info(run_dir: Path, *, hint: str) -> dict[str, Any]:
@@ -88,90 +102,193 @@ def to_json(obj: Any) -> str:
 
 
 class RunStore:
-    """An open run directory."""
+    """An open run directory. Its writes raise RunStorageError (exit 3, resumable) when the
+    file system refuses them, or RunDirectoryError (exit 2) while it is being opened.
+    """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, then: str | None = None) -> None:
+        """A run directory to write (its lock is taken at the first write, if this process
+        does not hold it yet); `then`: how to go on after a failed write (default:
+        how_to_continue).
+        """
         self.path = path
-        self._results: IO[str] | None = None
+        self.then = then
+        self._results: LineFile | None = None
+        self._opening = False
+        self._failure: JudgeError | None = None
         self.created = False
         """This store made the directory (a new run): discard() may remove it."""
 
     def discard(self) -> None:
         """Undo a new run that turned out not to be runnable (bad input found at its first
-        call): its files go, and its directory if this store made it and it is empty.
+        call): its files go, and its directory (with its lock) if this store made it and
+        nothing else is in it. Only under the run's lock: never another process's files.
         """
-        self.close()
-        clear_run(self.path)
-        if self.created and not any(self.path.iterdir()):
-            self.path.rmdir()
+        self.abandon()
+        self.hold()
+        remove_run_files(self.path)
+        if self.created:
+            release_run_dir(self.path)
+            with contextlib.suppress(OSError):  # not empty: the user's files stay
+                self.path.rmdir()
 
     @classmethod
-    def create(cls, path: Path, *, with_results: bool = True, replace: bool = False) -> RunStore:
-        """Create a run directory; refuse one that already holds results, unless `replace`
-        (--force), which first deletes the old run's files (only those: RUN_FILES).
+    def create(
+        cls,
+        path: Path,
+        *,
+        with_results: bool = True,
+        replace: bool = False,
+        then: str | None = None,
+    ) -> RunStore:
+        """Create a run directory and lock it; refuse one another process writes
+        (RunInUseError), or one that already holds results, unless `replace` (--force),
+        which first deletes the old run's files (only those: RUN_FILES). The lock is taken
+        before anything is looked at, so two processes started together cannot both pass.
         """
-        results = path / RESULTS
-        if replace:
-            clear_run(path)
-        if results.exists() and results.stat().st_size > 0:
-            raise InputError(
-                f"{path} already holds a run ({RESULTS} is not empty)",
-                hint="choose another --out directory, or start it over with --force",
-            )
         created = not path.exists()
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            raise InputError(f"cannot create run directory {path}: {err.strerror}") from None
-        store = cls(path)
+            raise RunDirectoryError(
+                f"cannot create run directory {path}: {problem(err)}",
+                hint="choose another --out (a directory you can write to)",
+            ) from None
+        store = cls(path, then=then)
         store.created = created
-        if with_results:
-            store._results = results.open("a", encoding="utf-8")
+        try:
+            store.hold()
+        except JudgeError:
+            # Not ours to clean up: another run's (in use), or nothing was made in it.
+            if created:
+                with contextlib.suppress(OSError):
+                    path.rmdir()
+            raise
+        with store.opening():
+            results = path / RESULTS
+            if replace:
+                try:
+                    clear_run(path)
+                except OSError as err:
+                    raise store.failed(path, err) from None
+            if results.exists() and results.stat().st_size > 0:
+                raise InputError(
+                    f"{path} already holds a run ({RESULTS} is not empty)",
+                    hint="choose another --out directory, or start it over with --force",
+                )
+            if with_results:
+                store.open_results()
         return store
 
     @classmethod
     def reopen(cls, path: Path, *, retry_failed: bool) -> tuple[RunStore, PreviousRun]:
-        """Open an interrupted run to continue it: a torn last line (a crash mid-write) is
-        cut off; with `retry_failed` the failed cases' lines are removed so they are judged
-        again. Returns the store (appending) and what the run already holds.
+        """Open an interrupted run to continue it (once its lock is taken: RunInUseError
+        while another process writes it): a torn last line (a crash mid-write) is cut off;
+        with `retry_failed` the failed cases' lines are removed so they are judged again.
+        Returns the store (appending) and what the run already holds.
         """
-        info = read_run_info(path, hint="pass the --out directory of the run to continue")
-        results = path / RESULTS
-        results.touch()
-        repair_torn_tail(results)
-        kept = list(read_results(results))
-        if retry_failed:
-            kept = [r for r in kept if r.status is CaseStatus.OK]
-            write_atomic(
-                results, "".join(r.model_dump_json(exclude_none=True) + "\n" for r in kept)
-            )
+        hint = "pass the --out directory of the run to continue"
+        read_run_info(path, hint=hint)  # a run at all, before its lock is made
+        store = cls(path)
+        with store.opening():
+            store.hold()
+            info = read_run_info(path, hint=hint)  # as the last writer left it
+            results = path / RESULTS
+            try:
+                results.touch()
+                repair_torn_tail(results)
+            except OSError as err:
+                raise store.failed(results, err) from None
+            kept = list(read_results(results))
+            if retry_failed:
+                kept = [r for r in kept if r.status is CaseStatus.OK]
+                store.write_text(
+                    RESULTS, "".join(r.model_dump_json(exclude_none=True) + "\n" for r in kept)
+                )
+            store.open_results()
         previous = PreviousRun(
             info=info,
             done={r.id for r in kept},
             spent_usd=sum(r.spent_usd for r in kept),
             failed=sum(r.status is CaseStatus.FAILED for r in kept),
         )
-        store = cls(path)
-        store._results = results.open("a", encoding="utf-8")
         return store, previous
+
+    def hold(self) -> None:
+        """Take the run directory's lock for this process (see store/lock.py)."""
+        hold_run_dir(self.path, make=self.created)
+
+    @contextmanager
+    def opening(self) -> Iterator[None]:
+        """Within: the run is being opened, nothing has been called yet. A write the file
+        system refuses is a RunDirectoryError (exit 2); any error closes the results, and
+        discards the directory if this store made it.
+        """
+        self._opening = True
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(JudgeError, OSError):
+                if self.created:
+                    self.discard()
+                else:
+                    self.abandon()
+            raise
+        finally:
+            self._opening = False
+
+    def open_results(self) -> None:
+        """Open results.jsonl for appending."""
+        path = self.path / RESULTS
+        try:
+            self._results = LineFile(path)
+        except OSError as err:
+            raise self.failed(path, err) from None
+
+    def failed(self, path: Path, err: OSError) -> JudgeError:
+        """The error for a write of `path` the file system refused: the first one this
+        store met, if a later write (run.json on the way out) fails for the same cause.
+        """
+        if self._opening:
+            return directory_error(self.path, path, err)
+        if self._failure is None:
+            self._failure = storage_error(
+                path, err, then=self.then or how_to_continue(self.path, self.path / RUN_INFO)
+            )
+        return self._failure
 
     def append_result(self, result: CaseResult) -> None:
         """Append one case line and flush it to the OS (survives a crash of this process).
 
         A case replayed whole from the reply cache stays in the write buffer until the next
         flush (a paid case, a full buffer, close): a crash loses only lines a re-run replays
-        for free, and a re-run of a finished job makes no write call a case.
+        for free, and a re-run of a finished job makes no write call a case. A failed write
+        leaves results.jsonl ending in the last whole line, and raises.
         """
         assert self._results is not None, "store not opened for writing"
-        self._results.write(result.model_dump_json(exclude_none=True) + "\n")
-        if not replayed(result):
-            self._results.flush()
+        try:
+            self._results.append(
+                result.model_dump_json(exclude_none=True) + "\n", flush=not replayed(result)
+            )
+        except OSError as err:
+            path = self._results.path
+            self.abandon()
+            raise self.failed(path, err) from None
 
     def close(self) -> None:
         """Flush results to disk."""
         if self._results is not None:
-            os.fsync(self._results.fileno())
-            self._results.close()
+            results, self._results = self._results, None
+            try:
+                results.close()
+            except OSError as err:
+                raise self.failed(results.path, err) from None
+
+    def abandon(self) -> None:
+        """Close the results without writing what is buffered (the run is given up)."""
+        if self._results is not None:
+            with contextlib.suppress(OSError):
+                self._results.abandon()
             self._results = None
 
     def read_json(self, name: str) -> Any:
@@ -183,9 +300,13 @@ class RunStore:
         return self.write_text(name, to_json(obj))
 
     def write_text(self, name: str, text: str) -> Path:
-        """Write a report atomically."""
+        """Write a report atomically (under the run's lock)."""
+        self.hold()
         target = self.path / name
-        write_atomic(target, text)
+        try:
+            write_atomic(target, text)
+        except OSError as err:
+            raise self.failed(target, err) from None
         return target
 
     def write_jsonl(self, name: str, rows: list[dict[str, Any]]) -> Path:
@@ -199,7 +320,7 @@ def check_replaceable(run_dir: Path) -> None:
     """--force may only replace a judge run: refuse a directory that holds files but no
     run.json (it could be anything, and deleting in it is not ours to do).
     """
-    if not run_dir.is_dir() or not any(run_dir.iterdir()):
+    if not run_dir.is_dir() or not any(p.name != LOCK for p in run_dir.iterdir()):
         return
     if not (run_dir / RUN_INFO).is_file():
         raise InputError(
@@ -210,8 +331,15 @@ def check_replaceable(run_dir: Path) -> None:
 
 
 def clear_run(run_dir: Path) -> None:
-    """Delete an old run's files in `run_dir` so a new run never mixes with it."""
+    """Delete an old run's files in `run_dir` so a new run never mixes with it (the caller
+    holds its lock: no live run's files are deleted).
+    """
     check_replaceable(run_dir)
+    remove_run_files(run_dir)
+
+
+def remove_run_files(run_dir: Path) -> None:
+    """Delete the files a run writes (RUN_FILES, its batches' replies) from `run_dir`."""
     batches = [path.name for path in run_dir.glob(BATCH_REPLIES)] if run_dir.is_dir() else []
     for name in [*RUN_FILES, *batches]:
         # (.NAME.tmp: a write the old run did not finish, see write_atomic.)
@@ -232,109 +360,36 @@ class PreviousRun:
     """Of those, how many failed (they count against --max-failures)."""
 
 
-def repair_torn_tail(path: Path) -> bool:
-    """Cut an incomplete last line (no newline: the process died mid-write). True if cut."""
-    with path.open("rb+") as handle:
-        data = handle.read()
-        if not data or data.endswith(b"\n"):
-            return False
-        handle.truncate(data.rfind(b"\n") + 1)
-        return True
-
-
-def read_results(path: Path) -> Iterator[CaseResult]:
-    """Stream a results.jsonl; a torn last line (a crash mid-write) is skipped."""
-    try:
-        handle = path.open("r", encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file", hint="pass a run's results.jsonl") from None
-    except OSError as err:
-        raise InputError(f"{path}: cannot read: {err.strerror}") from None
-    with handle:
-        pending: tuple[int, str] | None = None
-        for number, line in enumerate(handle, start=1):
-            if pending is not None:
-                yield parse_result_line(path, *pending)
-            pending = (number, line) if line.strip() else None
-        if pending is not None:
-            try:
-                yield parse_result_line(path, *pending)
-            except InputError:
-                if pending[1].endswith("\n"):
-                    raise
-
-
-def parse_result_line(path: Path, number: int, line: str) -> CaseResult:
-    """One results.jsonl line as a CaseResult, or an InputError naming file:line."""
-    try:
-        return CaseResult.model_validate_json(line)
-    except ValidationError as err:
-        first = err.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        problem = f"{field}: {first['msg']}" if field else first["msg"]
-        raise InputError(
-            f"{path}:{number}: not a judge results line ({problem})",
-            hint="pass the results.jsonl a judge run wrote",
-        ) from None
-
-
 # GitHub rejects a step summary over 1 MiB; stay well under it.
 STEP_SUMMARY_MAX_BYTES = 512 * 1024
 
 
 def append_step_summary(path: Path, report: str) -> None:
-    """Append the report to $GITHUB_STEP_SUMMARY (truncated to stay under GitHub's limit)."""
+    """Append the report to $GITHUB_STEP_SUMMARY (truncated to stay under GitHub's limit).
+
+    A path that cannot be written (a missing folder, a read-only or full file system) is a
+    JudgeWarning, not an error: the job summary is a courtesy of CI, and the run, its
+    reports and its exit code stand without it.
+    """
+    import warnings
+
+    from judgecli.errors import JudgeWarning
+
     data = report.encode("utf-8")
     if len(data) > STEP_SUMMARY_MAX_BYTES:
         cut = data[:STEP_SUMMARY_MAX_BYTES].decode("utf-8", errors="ignore")
         report = cut + "\n\n_(report truncated; see report.md in the run directory)_\n"
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(report + "\n")
-
-
-def read_summary(path: Path) -> RunSummary:
-    """A run's summary.json, validated as its command's summary."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file", hint="pass a run's summary.json") from None
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(report + "\n")
     except OSError as err:
-        raise InputError(f"{path}: cannot read: {err.strerror}") from None
-    try:
-        return parse_summary(text)
-    except ValidationError as err:
-        first = err.errors()[0]
-        if first["type"] == "json_invalid":
-            # pydantic's own words for broken JSON ("(: Invalid JSON...") say nothing a
-            # user can act on; a JSONL dataset or results file is the usual mix-up.
-            raise InputError(
-                f"{path}: not a judge summary.json: {json_problem(text)}",
-                hint="pass the summary.json of a finished run (RUN_DIR/summary.json)",
-            ) from None
-        raise InputError(f"{path}: not a judge summary.json ({summary_problem(first)})") from None
-
-
-def json_problem(text: str) -> str:
-    """What is wrong with a text that is not one JSON document."""
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as err:
-        if err.msg == "Extra data":
-            return f"holds more than one JSON value (line {err.lineno}): JSON Lines?"
-        return f"not JSON ({err.msg} at line {err.lineno}, column {err.colno})"
-    return "not JSON"
-
-
-def summary_problem(error: ErrorDetails) -> str:
-    """One validation error of a summary.json, said as `field: problem`."""
-    commands = ", ".join(c.value for c in Command)
-    if error["type"] == "union_tag_not_found":
-        return f"command: Field required (one of {commands})"
-    if error["type"] == "union_tag_invalid":
-        return f"command: {error.get('ctx', {}).get('tag')!r} is not one of {commands}"
-    # Past the tag, the location starts with the command's name: it says which model.
-    where = ".".join(str(p) for p in error["loc"][1:])
-    return f"{where}: {error['msg']}" if where else error["msg"]
+        warnings.warn(
+            JudgeWarning(
+                f"cannot append the report to GITHUB_STEP_SUMMARY {path}: "
+                f"{err.strerror or err}; the run and its reports are not affected"
+            ),
+            stacklevel=2,
+        )
 
 
 def replayed(result: CaseResult) -> bool:

@@ -6,29 +6,23 @@ verdict are stored (a malformed reply must be asked again, not replayed). WAL mo
 runs share the file; `synchronous=NORMAL` loses at most the last commits on power loss,
 never on a crash of this process, and never corrupts the file.
 
-`judge cache export` / `import` carry replies between machines (shards of one job run on
-several) as JSON Lines, one `{"key", "model", "created", "reply"}` object a line, gzipped
-when the file name ends in `.gz`. An export is written whole to a temporary sibling and
-renamed; an import is one transaction, so a bad line anywhere leaves the cache as it was.
+A damaged file (not a database, or malformed: garbage, a text file, a truncated copy) is
+an error naming it and the fix (delete it, or `judge cache clear`, which removes it and
+starts an empty cache in its place). Carrying replies between machines (`judge cache
+export` / `import`) is cache_transfer.py's.
 """
 
 from __future__ import annotations
 
-import gzip
-import io
 import json
-import os
 import sqlite3
 import time
-import zlib
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from math import isfinite
 from pathlib import Path
-from typing import Any
 
-from judgecli.errors import InputError
+from judgecli.errors import InputError, RunIncompleteError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS replies (
@@ -39,11 +33,6 @@ CREATE TABLE IF NOT EXISTS replies (
 ) WITHOUT ROWID
 """
 CACHE_FILE = "replies.sqlite"
-EXPORT_FIELDS = ("key", "model", "created", "reply")
-EXPORT_HINT = (
-    'each line must be a JSON object {"key": str, "model": str, "created": number, '
-    '"reply": str} as `judge cache export` writes it; re-export the file'
-)
 
 
 # Opening: how often, and how far apart, a lock held by another process opening the same
@@ -106,32 +95,82 @@ class MergeCount:
     already: int
 
 
+# What SQLite says of a file that is no database, or one whose pages are damaged (garbage,
+# a text file, a truncated copy): the file cannot be repaired, only removed.
+CORRUPT = frozenset({"SQLITE_NOTADB", "SQLITE_CORRUPT"})
+
+
+def corrupt(err: BaseException) -> bool:
+    """Whether an error says the cache file is damaged (not locked, not unreadable)."""
+    return isinstance(err, sqlite3.DatabaseError) and (
+        getattr(err, "sqlite_errorname", None) in CORRUPT
+    )
+
+
+def corrupt_hint(path: Path) -> str:
+    """How to get past a damaged cache file: remove it (its replies are lost), or run
+    without it.
+    """
+    return f"delete {path} or run judge cache clear; or set JUDGE_CACHE_DIR / pass --no-cache"
+
+
+class CacheCorruptError(InputError):
+    """The cache file is damaged (not a database, or malformed): only removing it helps."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"cannot open the reply cache {path}: {problem}", hint=corrupt_hint(path))
+        self.problem = problem
+
+
 class ReplyCache:
     """A handle on the cache file; one per run (sqlite3 connections are per thread)."""
 
     def __init__(self, directory: Path) -> None:
         self.path = directory / CACHE_FILE
+        db = None
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            set_up(self._db)
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            set_up(db)
         except (OSError, sqlite3.Error) as err:
+            if db is not None:
+                db.close()
+            if corrupt(err):
+                raise CacheCorruptError(self.path, str(err)) from None
             raise InputError(
                 f"cannot open the reply cache {self.path}: {err}",
                 hint="set JUDGE_CACHE_DIR to a writable folder, or pass --no-cache",
             ) from None
+        self._db = db
 
     def get(self, key: str) -> str | None:
         """The stored reply (JSON text) for a request hash, or None."""
-        row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
+        with self._damage_said():
+            row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def put(self, key: str, model: str, reply: str) -> None:
         """Store a validated reply (first writer wins when two runs race)."""
-        self._db.execute(
-            "INSERT OR IGNORE INTO replies (key, model, created, reply) VALUES (?, ?, ?, ?)",
-            (key, model, time.time(), reply),
-        )
+        with self._damage_said():
+            self._db.execute(
+                "INSERT OR IGNORE INTO replies (key, model, created, reply) VALUES (?, ?, ?, ?)",
+                (key, model, time.time(), reply),
+            )
+
+    @contextmanager
+    def _damage_said(self) -> Iterator[None]:
+        """Damage found only once the file is in use (a page a truncated copy lacks) stops
+        the run (exit 3): what it finished is kept, and the error says the fix.
+        """
+        try:
+            yield
+        except sqlite3.DatabaseError as err:
+            if not corrupt(err):
+                raise
+            raise RunIncompleteError(
+                f"the reply cache {self.path} is damaged ({err}): delete it or run judge "
+                "cache clear (or pass --no-cache)"
+            ) from None
 
     def stats(self) -> CacheStats:
         """Entry counts per model and the file size."""
@@ -212,115 +251,57 @@ class ReplyCache:
         self._db.close()
 
 
-def write_entries(entries: Iterable[CachedReply], write: Callable[[str], object]) -> int:
-    """Entries as JSON lines, each given to `write` (a text stream's write); how many."""
-    count = 0
-    for entry in entries:
-        write(entry.to_json() + "\n")
-        count += 1
-    return count
+@dataclass(frozen=True)
+class Cleared:
+    """What `judge cache clear` removed."""
+
+    path: Path
+    entries: int | None
+    """Replies deleted; None when the file was damaged and removed whole."""
+    damage: str | None = None
+    """What SQLite said of a damaged file."""
+    size_bytes: int = 0
+    """The size of the damaged file(s) removed."""
 
 
-def export_entries(entries: Iterable[CachedReply], path: Path) -> int:
-    """Entries as JSON lines in `path` (gzipped when it ends in `.gz`), written to a
-    temporary sibling and renamed: a failed export leaves no file, or the old one whole.
-    Returns how many were written.
+def clear_cache(directory: Path) -> Cleared:
+    """Delete every cached reply in `directory`. A damaged cache file cannot be opened to
+    delete from: it and its WAL files are removed instead, and a new, empty cache is made
+    in their place.
     """
-    tmp = path.with_name(f".{path.name}.tmp")
+    path = directory / CACHE_FILE
     try:
-        with tmp.open("wb") as raw:
-            if path.name.endswith(".gz"):
-                # mtime=0: the same entries give the same bytes.
-                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as packed:
-                    count = write_entries(entries, lambda text: packed.write(text.encode()))
-            else:
-                count = write_entries(entries, lambda text: raw.write(text.encode()))
-            raw.flush()
-            os.fsync(raw.fileno())
-        tmp.replace(path)
-    except OSError as err:
-        tmp.unlink(missing_ok=True)
-        raise InputError(
-            f"cannot write {path}: {err.strerror or err}",
-            hint="choose a writable path for the export",
-        ) from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return count
+        cache = ReplyCache(directory)
+        try:
+            return Cleared(path=path, entries=cache.clear())
+        finally:
+            cache.close()
+    except CacheCorruptError as err:
+        damage = err.problem
+    except sqlite3.DatabaseError as err:  # damage found while deleting
+        if not corrupt(err):
+            raise
+        damage = str(err)
+    size = remove_cache_files(directory)
+    ReplyCache(directory).close()
+    return Cleared(path=path, entries=None, damage=damage, size_bytes=size)
 
 
-def read_entries(handle: Iterable[bytes], name: str) -> Iterator[CachedReply]:
-    """The entries of an export, read from the lines of a binary stream named `name` (for
-    messages); InputError naming `name:line` at the first line that is not one. Blank
-    lines are skipped.
+def remove_cache_files(directory: Path) -> int:
+    """Remove the cache file and SQLite's files beside it (WAL, shared memory, journal);
+    their total size in bytes.
     """
-    line_no = 0
-    try:
-        for line_no, raw in enumerate(handle, start=1):
-            try:
-                line = raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
-            except UnicodeDecodeError:
-                raise InputError(f"{name}:{line_no}: not UTF-8 text", hint=EXPORT_HINT) from None
-            if line.strip():
-                yield _parse_entry(line, f"{name}:{line_no}")
-    except (OSError, EOFError, zlib.error) as err:
-        # A .gz that is not gzip (BadGzipFile is an OSError), truncated (EOFError) or corrupt.
-        raise InputError(
-            f"{name}:{line_no + 1}: cannot be read ({err})",
-            hint="the file is truncated, or not what `judge cache export` wrote; re-export it",
-        ) from None
-
-
-def _parse_entry(line: str, where: str) -> CachedReply:
-    """One export line, checked field by field."""
-    try:
-        row: Any = json.loads(line)
-    except json.JSONDecodeError as err:
-        raise InputError(f"{where}: not JSON ({err.msg})", hint=EXPORT_HINT) from None
-    if not isinstance(row, dict):
-        raise InputError(f"{where}: a JSON {type(row).__name__}, not an object", hint=EXPORT_HINT)
-    missing = [field for field in EXPORT_FIELDS if field not in row]
-    if missing:
-        raise InputError(f"{where}: missing {', '.join(missing)}", hint=EXPORT_HINT)
-    for field in ("key", "model", "reply"):
-        if not isinstance(row[field], str) or not row[field]:
-            raise InputError(f"{where}: {field} must be a non-empty string", hint=EXPORT_HINT)
-    created = row["created"]
-    if isinstance(created, bool) or not isinstance(created, int | float) or not isfinite(created):
-        raise InputError(f"{where}: created must be a number (a Unix time)", hint=EXPORT_HINT)
-    # A reply is replayed as a JudgeReply: at least a JSON object with its text.
-    try:
-        reply = json.loads(row["reply"])
-    except json.JSONDecodeError:
-        reply = None
-    if not isinstance(reply, dict) or not isinstance(reply.get("text"), str):
-        raise InputError(
-            f'{where}: reply must be a stored judge reply (JSON text of an object with "text")',
-            hint=EXPORT_HINT,
-        )
-    return CachedReply(row["key"], row["model"], float(created), row["reply"])
-
-
-@contextmanager
-def open_export(path: Path) -> Iterator[io.BufferedIOBase]:
-    """An export file opened for reading (gunzipped when its name ends in `.gz`);
-    InputError when it cannot be opened.
-    """
-    try:
-        raw = path.open("rb")
-    except FileNotFoundError:
-        raise InputError(
-            f"{path}: no such file", hint="give the path of a `judge cache export` file"
-        ) from None
-    except OSError as err:
-        raise InputError(
-            f"{path}: cannot read: {err.strerror or err}",
-            hint="give the path of a readable `judge cache export` file",
-        ) from None
-    with raw:
-        if path.name.endswith(".gz"):
-            with gzip.GzipFile(fileobj=raw, mode="rb") as packed:
-                yield packed
-        else:
-            yield raw
+    size = 0
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        part = directory / f"{CACHE_FILE}{suffix}"
+        try:
+            size += part.stat().st_size
+            part.unlink()
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            raise InputError(
+                f"cannot remove the damaged reply cache {part}: {err.strerror or err}",
+                hint=f"delete {part} yourself, or set JUDGE_CACHE_DIR to another folder",
+            ) from None
+    return size

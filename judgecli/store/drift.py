@@ -83,7 +83,7 @@ def write_drift(out: Path, drift: Drift, *, step_summary: Path | None = None) ->
     """Write the drift's summary.json, flips.jsonl and reports into `out` (and report.md
     appended to a CI step summary); returns `out`.
     """
-    store = RunStore.create(out, with_results=False)
+    store = RunStore.create(out, with_results=False, then="run the drift again with --force")
     store.write_jsonl(FLIPS, [flip.model_dump(mode="json") for flip in drift.flips])
     markdown = render_drift_markdown(drift)
     store.write_text(REPORT_MD, markdown)

@@ -5,8 +5,12 @@ aware (results, rubrics, labels, verdicts); the arithmetic itself is in `stats/`
   reading one
 - `facts`: what every summary has: the head (command, rubric, counts, Usage), the tail
   (failures, warnings, the gate's verdict, the cascade block, incomplete)
+- `parts`: Part and Record, the two kinds of piece every summary model is built of
+- `gate_records`: the gate's verdict as summary.json holds it (checks, the consistency floor)
 - `score`, `pairwise`, `calibrate`, `refine`: each command's summary model and summariser
 - `length_control`: a pairwise run's length-controlled win rate, its fit and warning
+- `arena`, `arena_length`, `arena_style`: an arena's leaderboard, its length-controlled win
+  rates against the baseline, and the style covariates of `--style-control`
 - `agreement`: agreement measures over (case, label) pairs, for calibrate
 - `head`: a run's results → the fields every summary starts with (counts, usage, failures)
 - `cascade`: a --screen run's tiers, costs and agreement

@@ -1,7 +1,11 @@
 """Agreement over (case, label) pairs: judge against human, or one annotator against another.
 Every measure that fits the labels' kind (accuracy, Cohen's κ and its quadratic-weighted form,
 within one point, Spearman, Kendall, Pearson, agreement with and without ties, Krippendorff's
-α, per-class precision/recall/F1, the confusion matrix), with cluster-bootstrap intervals.
+α, per-class precision/recall/F1, the confusion matrix), with their intervals by the rule of
+`stats.interval_rule`: the proportions (accuracy, within one, agreement) Wilson's over cases
+when each case has one label, else a cluster bootstrap (Wilson's when it is degenerate); κ
+and the correlations a cluster bootstrap, and none (with the reason in `no_interval`) when
+too few cases inform them.
 
 Every (case, human label) pair counts once, so a case with three labels weighs three times
 (the MT-Bench paper's definition). Intervals resample cases, not pairs: the labels of one
@@ -17,6 +21,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from judgecli.result import CaseResult, CaseStatus, Winner
 from judgecli.rubric import RubricKind
@@ -39,10 +44,16 @@ from judgecli.stats.classification import (
     per_class_report,
     within_tolerance,
 )
+from judgecli.stats.interval_rule import (
+    NoIntervalReasons,
+    bootstrap_bounded,
+    proportion_interval,
+    too_few_informative,
+)
 from judgecli.stats.intervals import Interval
 from judgecli.stats.krippendorff import krippendorff_alpha
-from judgecli.stats.resampling import BatchStatistic, cluster_bootstrap_intervals, clusters_of
-from judgecli.summary.facts import Part, Record
+from judgecli.stats.resampling import BatchStatistic, cluster_bootstrap, clusters_of
+from judgecli.summary.parts import Part, Record
 
 if TYPE_CHECKING:
     # As in summary.calibrate: annotations only, labels are read where they are used.
@@ -109,6 +120,8 @@ class AgreementSummary(Record):
     confusion: Confusion | None = None
     annotators: list[str] | None = None
     """human_human: the annotators compared (every pair of them, on shared cases)."""
+    no_interval: dict[str, str] | None = None
+    """Why an interval here is null while its measure has a value (as the summary's)."""
 
 
 @dataclass(frozen=True)
@@ -163,8 +176,18 @@ def label_set(space: LabelSpace, values: Sequence[Value]) -> tuple[list[Hashable
     return [float(x) for x in range(int(lo), int(hi) + 1)], True
 
 
-Measure = tuple[float | None, BatchStatistic]
-"""An agreement measure's value over the rows, and its form for bootstrap resamples."""
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """An agreement measure's value over the rows, and its form for bootstrap resamples."""
+
+    value: float | None
+    batch: BatchStatistic
+    share_of: BoolArray | None = None
+    """A proportion: the rows it is a share of (its interval is a proportion's); None for
+    κ and the correlations."""
 
 
 def measures(
@@ -173,47 +196,71 @@ def measures(
     """Every agreement measure that applies to the rows' kind of label."""
     human, judge = pairs.human, pairs.judge
     hits = np.array([h == j for h, j in zip(human, judge, strict=True)], dtype=np.bool_)
+    every = np.ones(hits.size, dtype=np.bool_)
     found: dict[str, Measure] = {}
     if labels is not None:
         k = len(labels)
         index = {label: i for i, label in enumerate(labels)}
         hc = np.array([index[h] for h in human], dtype=np.intp)
         jc = np.array([index[j] for j in judge], dtype=np.intp)
-        found["accuracy"] = (accuracy(human, judge), partial(accuracy_resampled, hits))
-        found["cohen_kappa"] = (
+        found["accuracy"] = Measure(
+            accuracy(human, judge), partial(accuracy_resampled, hits), share_of=every
+        )
+        found["cohen_kappa"] = Measure(
             cohen_kappa(human, judge, labels=labels),
             lambda counts: cohen_kappa_resampled(hc, jc, counts, k=k),
         )
         if ordinal:
-            found["weighted_kappa"] = (
+            found["weighted_kappa"] = Measure(
                 cohen_kappa(human, judge, labels=labels, weights="quadratic"),
                 lambda counts: cohen_kappa_resampled(hc, jc, counts, k=k, weights="quadratic"),
             )
     if space.kind is RubricKind.POINTWISE:
         x, y = np.asarray(human, dtype=np.float64), np.asarray(judge, dtype=np.float64)
-        found["within_one"] = (
+        found["within_one"] = Measure(
             accuracy_within(x, y),
             partial(accuracy_resampled, within_tolerance(x, y)),
+            share_of=every,
         )
-        found["spearman"] = (spearman(x, y), partial(spearman_resampled, x, y))
-        found["kendall"] = (kendall_tau_b(x, y), partial(kendall_tau_b_resampled, x, y))
-        found["pearson"] = (pearson(x, y), partial(pearson_resampled, x, y))
+        found["spearman"] = Measure(spearman(x, y), partial(spearman_resampled, x, y))
+        found["kendall"] = Measure(kendall_tau_b(x, y), partial(kendall_tau_b_resampled, x, y))
+        found["pearson"] = Measure(pearson(x, y), partial(pearson_resampled, x, y))
     if space.kind is RubricKind.PAIRWISE:
         tie = Winner.TIE.value
         untied = np.array([tie not in pair for pair in zip(human, judge, strict=True)], dtype=bool)
-        found["agreement_with_ties"] = (accuracy(human, judge), partial(accuracy_resampled, hits))
-        found["agreement_without_ties"] = (
+        found["agreement_with_ties"] = Measure(
+            accuracy(human, judge), partial(accuracy_resampled, hits), share_of=every
+        )
+        found["agreement_without_ties"] = Measure(
             without_ties(human, judge),
             partial(accuracy_resampled, hits, kept=untied),
+            share_of=untied,
         )
     return found
 
 
+SIDES = ("judge", "human")
+"""What the two sides of `agreement` are, as its reasons name them."""
+
+
 def agreement(
-    pairs: Pairs, space: LabelSpace, *, seed: int, intervals: bool = True
+    pairs: Pairs,
+    space: LabelSpace,
+    *,
+    seed: int,
+    intervals: bool = True,
+    sides: tuple[str, str] = SIDES,
 ) -> dict[str, Any]:
-    """Agreement of judge with human over the rows: accuracy, κ, correlations, α, ... as
-    AgreementSummary's fields (in its order), keyed by name.
+    """Agreement of judge with human (or the two `sides` named) over the rows: accuracy, κ,
+    correlations, α, ... as AgreementSummary's fields (in its order), keyed by name, with
+    `no_interval` saying why a measure with a value has no interval.
+
+    A proportion's interval is Wilson's over the cases when each case has one row (the rows
+    are then independent trials, and Wilson is honest at small n where a percentile
+    bootstrap is not: 9 of 10 is [59.6%, 98.2%], the bootstrap's [70%, 100%]); with several
+    rows to a case, which are not independent, a cluster bootstrap, Wilson's over the cases
+    when it is degenerate. κ and the correlations: a cluster bootstrap, none with too few
+    informative cases (``interval_rule.too_few_informative``) or a degenerate bootstrap.
     """
     labels, ordinal = label_set(space, [*pairs.human, *pairs.judge])
     out: dict[str, Any] = {
@@ -221,15 +268,26 @@ def agreement(
         "n_labelled_cases": len(set(pairs.case_ids)),
     }
     found = measures(pairs, space, labels, ordinal)
+    clusters = clusters_of(pairs.case_ids)
+    independent = len(clusters) == len(pairs.case_ids)
     # One pass over the resamples for every measure: they all see the same resamples, as
     # when each drew its own from the same seed.
-    batches = {name: batch for name, (_, batch) in found.items()}
-    clusters = clusters_of(pairs.case_ids)
-    cis = cluster_bootstrap_intervals(batches, clusters, seed=seed) if intervals else {}
-    for name, (value, _) in found.items():
-        out[name] = value
-        if intervals:
-            out[f"{name}_ci"] = cis[name]
+    batches = {name: m.batch for name, m in found.items() if m.share_of is None or not independent}
+    boots = cluster_bootstrap(batches, clusters, seed=seed) if intervals else {}
+    what = "score" if space.kind is RubricKind.POINTWISE else "label"
+    values = dict(zip(sides, (pairs.judge, pairs.human), strict=True))
+    too_few = too_few_informative(values, pairs.case_ids, what=what)
+    reasons = NoIntervalReasons()
+    for name, m in found.items():
+        out[name] = m.value
+        if not intervals:
+            continue
+        if m.share_of is not None:
+            boot = boots[name].ci if name in boots else None
+            out[f"{name}_ci"] = share_interval(m, pairs.case_ids, boot)
+        else:
+            bounded = bootstrap_bounded(boots[name], too_few=too_few)
+            out[f"{name}_ci"] = reasons.ci(name, m.value, bounded)
     out["krippendorff_alpha"] = alpha(pairs, space, labels, ordinal)
     if labels is not None:
         reports = per_class_report(pairs.human, pairs.judge, labels=labels)
@@ -246,7 +304,19 @@ def agreement(
             columns="judge",
             matrix=confusion_matrix(pairs.human, pairs.judge, labels),
         )
+    if intervals:
+        out["no_interval"] = reasons.mapping()
     return out
+
+
+def share_interval(m: Measure, case_ids: list[str], bootstrap: Interval | None) -> Interval:
+    """A proportion's interval: ``bootstrap`` (several rows to a case) unless degenerate,
+    else Wilson's with the cases it is over as the trials.
+    """
+    assert m.share_of is not None
+    cases = len({case for case, kept in zip(case_ids, m.share_of, strict=True) if kept})
+    successes = min(max((m.value or 0.0) * cases, 0.0), cases)
+    return proportion_interval(successes, cases, bootstrap=bootstrap)
 
 
 def without_ties(human: list[Value], judge: list[Value]) -> float | None:
@@ -276,6 +346,10 @@ def fmt_label(value: Hashable) -> str:
     return str(value)
 
 
+ANNOTATORS = ("first annotator", "second annotator")
+"""The sides of human_human, as its reasons name them (each pair of annotators in turn)."""
+
+
 def human_human(labels: list[Label], space: LabelSpace, seed: int) -> AgreementSummary | None:
     """The same measures between annotators (every pair of annotators, on shared cases)."""
     by_annotator: dict[str, dict[str, Value]] = {}
@@ -292,5 +366,5 @@ def human_human(labels: list[Label], space: LabelSpace, seed: int) -> AgreementS
             second.append(by_annotator[b][case_id])
     if not ids:
         return None
-    out = agreement(Pairs(ids, first, second), space, seed=seed)
+    out = agreement(Pairs(ids, first, second), space, seed=seed, sides=ANNOTATORS)
     return AgreementSummary.model_validate(out | {"annotators": sorted(by_annotator)})

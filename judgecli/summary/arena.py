@@ -11,7 +11,6 @@ undecided, are outside the fit; both are counted.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -35,15 +34,15 @@ from judgecli.stats.bradley_terry import (
     share_above,
     win_table,
 )
+from judgecli.stats.interval_rule import Bounded, bootstrap_bounded
 from judgecli.stats.intervals import FloatArray, Interval
-from judgecli.stats.resampling import clusters_of
-from judgecli.summary.facts import (
-    FailedCase,
-    Part,
-    Record,
-    Usage,
-)
+from judgecli.stats.resampling import Bootstrapped, clusters_of
+from judgecli.summary.arena_length import LengthControlled, arena_length_control
+from judgecli.summary.arena_style import style_of
+from judgecli.summary.facts import FailedCase, Usage
+from judgecli.summary.gate_records import ConsistencyFloor
 from judgecli.summary.head import run_facts
+from judgecli.summary.parts import Part, Record
 
 RESAMPLES = 1000
 """Bootstrap resamples of cases behind every interval, rank and beat share."""
@@ -51,10 +50,6 @@ OUTCOME = {Winner.OLD: 1.0, Winner.TIE: 0.5, Winner.NEW: 0.0}
 """The first (old) system's outcome of a comparison."""
 STYLE = ("length", "markdown")
 """The style covariates, in the order of the regression's columns."""
-
-HEADER = re.compile(r"^ {0,3}#{1,6}\s", re.MULTILINE)
-BOLD = re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__")
-LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s", re.MULTILINE)
 
 
 class Standing(Part):
@@ -74,6 +69,9 @@ class Standing(Part):
     """Decided comparisons this system took part in."""
     win_rate: float | None = None
     """Its share of those won, ties counting half (against whichever opponents it met)."""
+    no_interval: dict[str, str] | None = None
+    """Why `score_ci` is null (every resample alike: one case, or every case decided the
+    same way), as a run summary's `no_interval`."""
 
 
 class Coefficient(Record):
@@ -134,15 +132,26 @@ class GateCheck(Record):
     """--beats: the share of resamples with the system above `against`; --min-rank: its rank."""
     threshold: float
     passed: bool
+    decided: bool = True
+    """False below the position-consistency floor (`passed` is then false too)."""
 
 
 class ArenaGate(Record):
-    """The gate's verdict on one system (--for)."""
+    """The gate's verdict on one system (--for): passed, failed (exit 1) or, when the judge
+    is below the position-consistency floor, undecided (exit 3).
+    """
 
     passed: bool
     system: str
     leaderboard: Literal["raw", "style-controlled"]
     checks: list[GateCheck]
+    decided: bool = True
+    undecided: str | None = None
+    """Why the gate is undecided; null when it is decided."""
+    hint: str | None = None
+    """What to do about an undecided gate."""
+    consistency_floor: ConsistencyFloor | None = None
+    """A run judged in both orders: the floor and the arena's consistency."""
 
 
 class ArenaSummary(Part):
@@ -174,6 +183,9 @@ class ArenaSummary(Part):
     above_share: dict[str, dict[str, float | None]]
     """Share of bootstrap resamples with row's score above column's."""
     style_control: StyleControl | None = None
+    length_controlled: LengthControlled | None = None
+    """Each system's win rate against the baseline at equal answer length (AlpacaEval 2's
+    GLM with its instruction-difficulty term); null under 10 comparisons with it."""
     flip: bool
     flip_policy: str
     consistency: float | None = None
@@ -196,24 +208,6 @@ class Matched:
     case_id: str
     old: str
     new: str
-
-
-def markdown_density(text: str) -> float:
-    """Markdown elements (headers, bold spans, list items) per 1,000 characters."""
-    if not text:
-        return 0.0
-    found = len(HEADER.findall(text)) + len(BOLD.findall(text)) + len(LIST_ITEM.findall(text))
-    return 1000.0 * found / len(text)
-
-
-def style_of(result: CaseResult) -> tuple[float, float]:
-    """The old answer's style minus the new one's: length as (a − b)/(a + b), in [−1, 1],
-    and the difference in markdown density.
-    """
-    old, new = result.case.get("output_old", ""), result.case.get("output_new", "")
-    total = len(old) + len(new)
-    length = (len(old) - len(new)) / total if total else 0.0
-    return length, markdown_density(old) - markdown_density(new)
 
 
 @dataclass(frozen=True)
@@ -240,7 +234,15 @@ def fitted_board(
     boot = bootstrap_bradley_terry(c, clusters, resamples=resamples, seed=seed)
     scores = elo_scores(fit.strengths, anchor=anchor).tolist()
     samples = elo_scores(boot.strengths, anchor=anchor)
-    intervals = score_intervals(samples)
+    # The anchor scores 1000 in every resample by definition, not by certainty: its interval
+    # stays the point it is. Any other score alike in every resample has none.
+    found = [
+        Bounded(ci)
+        if i == anchor and ci[0] is not None
+        else bootstrap_bounded(Bootstrapped(ci, len(clusters), len(samples), len(samples)))
+        for i, ci in enumerate(score_intervals(samples))
+    ]
+    intervals = [b.ci for b in found]
     ranked = ranks(scores, intervals)
     table = win_table(c)
     standings = []
@@ -259,6 +261,7 @@ def fitted_board(
                 ties=int(np.sum(won == 0.5)),
                 n=n,
                 win_rate=float(table.won[i].sum() / n) if n else None,
+                no_interval={"score": found[i].why} if found[i].why else None,
             )
         )
     standings.sort(key=lambda s: (-s.score, systems.index(s.name)))
@@ -332,6 +335,14 @@ def summarize_arena(
         dropped=len(ok) - len(decided),
         method=Method(resamples=resamples),
         failures=facts["failures"],
+        length_controlled=arena_length_control(
+            rows,
+            matched,
+            systems=systems,
+            baseline=anchor if anchor is not None else systems[0],
+            seed=seed,
+            resamples=resamples,
+        ),
     )
     groups = components(c)
     if len(groups) > 1:

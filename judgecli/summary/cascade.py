@@ -15,7 +15,8 @@ from collections.abc import Iterable, Mapping
 from judgecli.config import Price
 from judgecli.result import CaseResult, CaseStatus, Judgement, Tier
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.stats.intervals import Interval, wilson_interval
+from judgecli.stats.interval_rule import proportion_interval
+from judgecli.stats.intervals import Interval
 from judgecli.summary.facts import CascadeSummary, ScreenAgreement, TierUsage
 from judgecli.usage import COST_DIGITS, total
 
@@ -89,7 +90,7 @@ def tier_usage(decided: int, judgements: list[Judgement]) -> TierUsage:
 
 def proportion(k: int, n: int) -> tuple[float | None, Interval]:
     """k/n and its Wilson interval (None without cases)."""
-    return (k / n if n else None), wilson_interval(k, n)
+    return (k / n if n else None), proportion_interval(k, n)
 
 
 def agreement_basis(rubric: Rubric) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from judgecli.outcomes import OUTCOME
 from judgecli.result import CaseResult, CaseStatus
+from judgecli.stats.interval_rule import mean_interval
 from judgecli.stats.intervals import Interval
 from judgecli.stats.paired import discordant, mcnemar_exact, paired_t, wilcoxon_signed_rank
 from judgecli.stats.scores import mean
@@ -40,6 +41,9 @@ class Delta:
     """Wilcoxon signed-rank test of B − A (two-sided; cases with no change left out)."""
     mcnemar_p: float | None = None
     """Pass/fail: exact McNemar test on the cases that passed in one run only."""
+    no_interval: str | None = None
+    """Why `ci` is (None, None) while there is a delta: one case, or no spread (every case
+    changed by the same amount, none included)."""
 
 
 def paired(
@@ -66,6 +70,7 @@ def delta(
     """
     diffs = [y - x for x, y in pairs]
     t = paired_t(diffs)
+    change = mean(diffs)
     mcnemar = None
     if binary:
         mcnemar = mcnemar_exact(*discordant([x == 1 for x, _ in pairs], [y == 1 for _, y in pairs]))
@@ -73,13 +78,14 @@ def delta(
         metric=metric,
         a=mean([x for x, _ in pairs]),
         b=mean([y for _, y in pairs]),
-        delta=mean(diffs),
+        delta=change,
         ci=t.ci,
         n_paired=len(pairs),
         rate=rate,
         t_p=t.p_value,
         wilcoxon_p=None if binary else wilcoxon_signed_rank(diffs),
         mcnemar_p=mcnemar,
+        no_interval=None if change is None else mean_interval(diffs, what="change").why,
     )
 
 

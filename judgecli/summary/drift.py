@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from judgecli.stats.intervals import Interval
-from judgecli.summary.facts import Part, Record
+from judgecli.summary.parts import Part, Record
 
 DRIFT = "drift"
 """summary.json's `command` of a drift: what tells it from a run's summary."""
@@ -58,8 +58,9 @@ class DriftGate(Record):
     shift: float | None
     shift_ci: Interval
     significant: bool | None
-    """None: the interval could not be computed (too few cases with a value, or every case
-    moved by the same amount); the gate then has no verdict (exit 3)."""
+    """None: the interval could not be computed (too few cases with a value, no case moved,
+    or every case moved by the same amount); the gate then has no verdict (exit 3) unless
+    the shift is within the bar."""
     passed: bool | None
 
 
@@ -96,7 +97,8 @@ class DriftSummary(Record):
     shift: float | None
     """mean(B) − mean(A) of the headline values, on the same cases."""
     shift_ci: Interval
-    """Paired t 95% interval of the per-case differences ([0, 0] when no case moved)."""
+    """Paired t 95% interval of the per-case differences (null when no case moved, or
+    every case moved alike: `no_interval` says which)."""
     shift_p_value: float | None
     """Paired t test of the differences against 0 (1 when no case moved)."""
     kappa: float | None
@@ -109,6 +111,8 @@ class DriftSummary(Record):
     """Cases per (A's label → B's label)."""
     warnings: list[str]
     gate: DriftGate | None = None
+    no_interval: dict[str, str] | None = None
+    """Why `shift_ci` is null while there is a shift (as a run summary's `no_interval`)."""
 
 
 class Flip(Record):

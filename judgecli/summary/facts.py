@@ -14,12 +14,13 @@ gives head, pairwise numbers, tail, then PairwiseSummary's own fields.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import Field
 
 from judgecli.stats.intervals import Interval
 from judgecli.stats.multiplicity import Call, Correction
+from judgecli.summary.gate_records import GateMetric, GateResult
+from judgecli.summary.parts import Part, Record
 from judgecli.summary.stability import SelfConsistency
 from judgecli.usage import Tokens
 
@@ -39,35 +40,6 @@ class Command(StrEnum):
     REFINE = "refine"
 
 
-class Part(BaseModel):
-    """A piece of summary.json: its keys are its fields and no others.
-
-    A misspelt key in the code that builds one is an error, not a number silently missing.
-    Reading a file is lenient: `summary.run.parse_summary` ignores keys a newer judge added.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-
-class Record(Part):
-    """A nested object written as it was computed: the fields that were set, each with its
-    value, null included. Unlike the summary's own keys (None is left out), a null here says
-    "computed, no value" (a κ of one class, a gate check with no data), and an absent key
-    "not computed for this kind of run". These objects were dicts before they were typed,
-    and the file keeps their shape.
-    """
-
-    @model_serializer(mode="wrap")
-    def keys_as_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The set fields in declaration order; the caller's exclude_none stops here."""
-        data: dict[str, Any] = handler(self)
-        return {
-            name: data.get(name)
-            for name in type(self).model_fields
-            if name in self.model_fields_set
-        }
-
-
 class Calls(Part):
     """How many calls a run made: the keys of `usage` before its tokens, in a base of their
     own so that they stay first (pydantic lays out base fields first).
@@ -80,6 +52,19 @@ class Calls(Part):
     """Of the calls, how many a provider batch answered (--batch), at batch prices."""
 
 
+class UnfinishedCalls(Part):
+    """The key of `usage.unfinished` before its tokens (kept first, as in Calls)."""
+
+    calls: int = 0
+
+
+class UnfinishedUsage(Tokens, UnfinishedCalls):
+    """Calls sent for cases that did not finish in the session that sent them (a SIGTERM,
+    Ctrl-C, a stop or a lost worker ended it first): no result line holds them, yet the
+    provider billed them. Their tokens and cost are those of the replies that came.
+    """
+
+
 class Usage(Tokens, Calls):
     """What the run's calls cost: calls, then tokens and cost (Tokens), then latency.
     Extra keys are forbidden as in every Part (Tokens sets no config of its own).
@@ -87,6 +72,9 @@ class Usage(Tokens, Calls):
 
     latency_p50_s: float | None = None
     latency_p95_s: float | None = None
+    unfinished: UnfinishedUsage | None = None
+    """Of the calls, tokens and cost above, those of cases that did not finish in the
+    session that sent them (absent when there were none)."""
 
 
 class CriterionSummary(Part):
@@ -94,6 +82,8 @@ class CriterionSummary(Part):
 
     mean: float | None = None
     mean_ci: Interval = (None, None)
+    no_interval: dict[str, str] | None = None
+    """Why `mean_ci` is null while `mean` has a value (as the summary's `no_interval`)."""
 
 
 class CategorySummary(Part):
@@ -117,6 +107,8 @@ class CategorySummary(Part):
     """`p_value` adjusted over every category tested (Holm, or Benjamini–Hochberg)."""
     mark: str | None = None
     """"above", "below" (adjusted p < α), "not significant", or "too few" (n < 10)."""
+    no_interval: dict[str, str] | None = None
+    """Why an interval here is null while its number has a value (as the summary's)."""
 
 
 class CategoryCalls(Record):
@@ -195,63 +187,6 @@ class FailedCase(Part):
 
     id: str
     error: str
-
-
-class GateOn(StrEnum):
-    """Which number of an estimate the gate compares."""
-
-    POINT = "point"
-    LOWER_BOUND = "lower-bound"
-    CORRECTED = "corrected"
-    """The human-corrected (PPI++) point estimate: needs human labels (--labels)."""
-    CORRECTED_LOWER_BOUND = "corrected-lower-bound"
-    """The pessimistic end of the human-corrected estimate's 95% interval."""
-    SEQUENTIAL = "sequential"
-    """The decision of an anytime-valid confidence sequence (--sequential)."""
-
-
-class GateMetric(StrEnum):
-    """A number a gate can check: its summary key."""
-
-    WIN_RATE = "win_rate"
-    PASS_RATE = "pass_rate"
-    MEAN = "mean"
-    LOSS_RATE = "loss_rate"
-    CONSISTENCY = "consistency"
-    STABILITY = "stability"
-    PASS_K = "pass_k"
-    COHEN_KAPPA = "cohen_kappa"
-    WEIGHTED_KAPPA = "weighted_kappa"
-    ACCURACY = "accuracy"
-
-
-class GateCheck(Record):
-    """One threshold against its number."""
-
-    metric: GateMetric
-    threshold: float
-    value: float | None
-    """The number compared (point estimate or interval bound, per `on`); None = no data."""
-    point: float | None
-    interval: Interval | None
-    on: GateOn
-    passed: bool
-    minimum: bool
-    """True for a floor (min_*), False for a ceiling (max_*)."""
-
-
-class GateResult(Record):
-    """The gate's verdict. `metric`/`threshold`/`value` describe the first check."""
-
-    passed: bool
-    metric: GateMetric
-    threshold: float
-    value: float | None
-    on: GateOn
-    checks: list[GateCheck]
-    cases_needed: int | None = None
-    """When the win rate's point estimate passes but its lower bound does not: how many
-    cases in all, at the observed rate, would make the lower bound pass too."""
 
 
 class SequentialSummary(Record):
@@ -340,6 +275,11 @@ class SummaryTail(Part):
     stability_ci: Interval | None = None
     self_consistency: SelfConsistency | None = None
     """--repeats K: the judge's agreement with itself in detail."""
+    no_interval: dict[str, str] | None = None
+    """Why a statistic of the summary's own keys that has a value has no interval (its
+    `_ci` is null): key → reason, e.g. "spearman" → "too few informative cases: ...". An
+    object nested in the summary that holds intervals has its own `no_interval`.
+    Absent when every statistic with a value has its interval."""
 
 
 def calls_summary(

@@ -11,9 +11,9 @@ import numpy as np
 
 from judgecli.result import CaseResult, CaseStatus, natural_key
 from judgecli.rubric import Rubric
-from judgecli.summary.facts import FAILURES_LISTED, FailedCase, Usage
+from judgecli.summary.facts import FAILURES_LISTED, FailedCase, UnfinishedUsage, Usage
 from judgecli.summary.stability import stability_fields
-from judgecli.usage import COST_DIGITS
+from judgecli.usage import COST_DIGITS, CallSpend, Tokens
 
 
 def usage_of(results: list[CaseResult]) -> Usage:
@@ -34,6 +34,26 @@ def usage_of(results: list[CaseResult]) -> Usage:
         usage.latency_p50_s, usage.latency_p95_s = float(p50), float(p95)
     usage.cost_usd = round(usage.cost_usd, COST_DIGITS)
     return usage
+
+
+def with_unfinished(usage: Usage, unfinished: CallSpend) -> Usage:
+    """The usage with the calls of unfinished cases (from run.json) added to its totals and
+    listed apart as `unfinished`: so the totals are what the provider billed, though no
+    result line holds those calls (a resumed case whose reply a stopped session cached
+    counts it as cached).
+    """
+    if not unfinished.calls:
+        return usage
+    spent = unfinished.rounded()
+    totals = Tokens(**usage.token_fields())
+    totals.add_tokens(spent)
+    return usage.model_copy(
+        update={
+            "calls": usage.calls + unfinished.calls,
+            **totals.rounded().token_fields(),
+            "unfinished": UnfinishedUsage(calls=unfinished.calls, **spent.token_fields()),
+        }
+    )
 
 
 def run_facts(

@@ -18,7 +18,8 @@ from judgecli.result import CaseResult, CaseStatus, Order, Winner
 from judgecli.rubric import Rubric
 from judgecli.stats.agreement import fleiss_kappa, pairwise_cohen_kappas, percent_agreement
 from judgecli.stats.group_tests import proportion_test
-from judgecli.stats.intervals import Interval, wilson_interval
+from judgecli.stats.interval_rule import proportion_interval
+from judgecli.stats.intervals import Interval
 from judgecli.stats.multiplicity import Correction, category_calls
 from judgecli.stats.paired import sign_test
 from judgecli.stats.pairwise import (
@@ -37,13 +38,13 @@ from judgecli.summary.facts import (
     Command,
     CorrectedEstimate,
     CriterionSummary,
-    Part,
     SummaryHead,
     SummaryTail,
     calls_summary,
 )
 from judgecli.summary.head import run_facts
 from judgecli.summary.length_control import LengthControlSummary, length_control_fields
+from judgecli.summary.parts import Part
 from judgecli.summary.weighted import win_rate_weighted
 from judgecli.verdict import Position
 
@@ -124,13 +125,18 @@ class PairwiseSummary(SummaryTail, PairwiseNumbers):
     corrections: dict[str, CorrectedEstimate] | None = None
     """How each corrected number was made (--labels)."""
     win_rate_length_controlled: float | None = None
-    """NEW's win rate (ties ½) predicted at equal answer length (AlpacaEval 2's LC)."""
+    """NEW's win rate predicted at equal answer length: AlpacaEval 2's length-controlled GLM
+    without its instruction-difficulty term (`length_control.outcome` says what was fitted)."""
     win_rate_length_controlled_ci: Interval | None = None
     """Seeded percentile bootstrap over cases, 95%."""
     length_control: LengthControlSummary | None = None
     win_rate_weighted: float | None = None
     """--score-mode logprob: the mean over cases of P(new) + ½ P(tie)."""
     win_rate_weighted_ci: Interval | None = None
+    ask_consistency: float | None = None
+    """--repeats K: the share of asks (one judge, one repeat, a pair in both orders) whose
+    two orders agreed; `consistency` counts a pair only when every ask on it agreed. The
+    position-consistency floor of a one-judge run reads this one (issue 29)."""
 
 
 def outcomes(winners: list[Winner]) -> list[float]:
@@ -155,20 +161,41 @@ def first_position_wins(results: list[CaseResult], model: str | None = None) -> 
     return picks
 
 
-def judge_consistency(results: list[CaseResult], model: str) -> float | None:
-    """Share of cases where this judge gave the same verdict in both orders."""
+def order_agreements(results: list[CaseResult], model: str | None = None) -> list[bool]:
+    """For each ask of a judge (`model`, else every judge) on a pair, one per --repeats
+    repeat, with both orders judged: did its two orders agree?
+    """
     flags = []
     for r in results:
-        by_order = {
-            j.order: j.verdict.winner for j in r.judgements if j.model == model and j.verdict
-        }
-        if len(by_order) == 2 and None not in by_order.values():
-            old_new, new_old = by_order[Order.OLD_NEW], by_order[Order.NEW_OLD]
-            # Consistent when the slot flips with the order (A then B) or both say tie.
-            flags.append(
-                old_new == new_old == Position.TIE or {old_new, new_old} == {Position.A, Position.B}
-            )
-    return consistency_rate(flags)
+        asks: dict[tuple[str, int | None], dict[Order | None, Position | None]] = {}
+        for j in r.judgements:
+            if j.verdict is not None and model in (None, j.model):
+                asks.setdefault((j.model, j.repeat), {})[j.order] = j.verdict.winner
+        for by_order in asks.values():
+            if set(by_order) == {Order.OLD_NEW, Order.NEW_OLD} and None not in by_order.values():
+                old_new, new_old = by_order[Order.OLD_NEW], by_order[Order.NEW_OLD]
+                # Consistent when the slot flips with the order (A then B) or both say tie.
+                flags.append(
+                    old_new == new_old == Position.TIE
+                    or {old_new, new_old} == {Position.A, Position.B}
+                )
+    return flags
+
+
+def judge_consistency(results: list[CaseResult], model: str) -> float | None:
+    """Share of this judge's asks (a pair, in each --repeats repeat) whose two orders gave
+    the same verdict.
+    """
+    return consistency_rate(order_agreements(results, model))
+
+
+def ask_consistency(ok: list[CaseResult]) -> float | None:
+    """--repeats K: the share of every judge's asks whose two orders agreed; None without
+    repeats (then it is `consistency`, or a panel's per-judge numbers).
+    """
+    if not any(j.repeat for r in ok for j in r.judgements):
+        return None
+    return consistency_rate(order_agreements(ok))
 
 
 def length_summary(decided: list[CaseResult]) -> LengthSummary:
@@ -188,17 +215,6 @@ def length_summary(decided: list[CaseResult]) -> LengthSummary:
         mean_length_loser=mean_length(losers),
         mean_length_old=mean_length([r.lengths.get("old", 0) for r in decided]),
         mean_length_new=mean_length([r.lengths.get("new", 0) for r in decided]),
-    )
-
-
-def length_differences(decided: list[CaseResult]) -> tuple[list[float], list[float]]:
-    """NEW's outcome and len_new − len_old (characters) of each decided case whose result
-    records both answers' lengths: what the length-controlled win rate is fitted on.
-    """
-    cases = [r for r in decided if r.winner is not None and {"old", "new"} <= r.lengths.keys()]
-    return (
-        [OUTCOME[r.winner] for r in cases if r.winner is not None],
-        [float(r.lengths["new"] - r.lengths["old"]) for r in cases],
     )
 
 
@@ -280,7 +296,7 @@ def category_summaries(
         summaries[name] = CategorySummary(
             n=n,
             win_rate=win_rate(wins, losses, ties),
-            win_rate_ci=wilson_interval(wins + ties / 2, n),
+            win_rate_ci=proportion_interval(wins + ties / 2, n),
             wins=wins,
             losses=losses,
             ties=ties,
@@ -317,18 +333,18 @@ def summarize_pairwise(
         **run_facts(rows, rubric=rubric, models=models),
         win_rate=win_rate(wins, losses, ties),
         win_rate_ci=win_rate_bootstrap_interval(outcomes(winners), seed=seed),
-        win_rate_ci_wilson=wilson_interval(wins + ties / 2, n),
+        win_rate_ci_wilson=proportion_interval(wins + ties / 2, n),
         win_rate_no_ties=win_rate_no_ties(wins, losses),
         wins=wins,
         losses=losses,
         ties=ties,
         dropped=len(ok) - len(decided),
         loss_rate=losses / n if n else None,
-        loss_rate_ci=wilson_interval(losses, n),
+        loss_rate_ci=proportion_interval(losses, n),
         flip=flip,
         flip_policy=flip_policy,
         consistency=consistency_rate(consistent),
-        consistency_ci=wilson_interval(sum(consistent), len(consistent)),
+        consistency_ci=proportion_interval(sum(consistent), len(consistent)),
         first_position_rate=first_position_rate(first_position_wins(ok)),
         length=length_summary(decided),
         by_category=categories,
@@ -336,6 +352,7 @@ def summarize_pairwise(
         inter_judge=inter_judge(ok, models) if len(models) > 1 else None,
         sign_test_p=sign_test(wins, losses),
         category_calls=calls,
-        **length_control_fields(*length_differences(decided), seed=seed),
+        **length_control_fields(ok, seed=seed),
         **win_rate_weighted(ok),
+        ask_consistency=ask_consistency(ok),
     )

@@ -13,16 +13,12 @@ import numpy as np
 
 from judgecli.result import CaseResult, CaseStatus, natural_key
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.stats.intervals import Interval, bootstrap_mean_interval, t_interval, wilson_interval
+from judgecli.stats.interval_rule import mean_interval, proportion_interval
+from judgecli.stats.intervals import Interval, bootstrap_mean_interval
 from judgecli.stats.scores import distribution, mean, pass_rate
-from judgecli.summary.facts import (
-    FAILURES_LISTED,
-    Command,
-    Record,
-    SummaryTail,
-    Usage,
-)
+from judgecli.summary.facts import FAILURES_LISTED, Command, SummaryTail, Usage
 from judgecli.summary.head import run_facts
+from judgecli.summary.parts import Record
 from judgecli.summary.score import ScoreNumbers, on_scale_points, score_numbers
 from judgecli.usage import COST_DIGITS, total
 
@@ -111,6 +107,8 @@ class Lift:
     ci_t: Interval
     """Paired Student t interval of the same differences."""
     n: int
+    why: str | None = None
+    """Why both intervals are (None, None) while there is a lift (one case, no spread)."""
 
 
 def lift(first: Sequence[float], final: Sequence[float], *, seed: int = 0) -> Lift:
@@ -122,11 +120,13 @@ def lift(first: Sequence[float], final: Sequence[float], *, seed: int = 0) -> Li
             f"need one first and one final score per case, got {len(first)} and {len(final)}"
         )
     diffs = np.asarray(final, dtype=np.float64) - np.asarray(first, dtype=np.float64)
+    paired = mean_interval(diffs, what="lift")
     return Lift(
         value=mean(diffs),
         ci=bootstrap_mean_interval(diffs, seed=seed),
-        ci_t=t_interval(diffs),
+        ci_t=paired.ci,
         n=int(diffs.size),
+        why=paired.why,
     )
 
 
@@ -197,16 +197,19 @@ def summarize_refine(
             **total([judging, generation_usage]).rounded().token_fields(),
         }
     )
+    numbers = score_numbers(rows, rubric, judges)
+    if gained.value is not None and gained.why is not None:
+        numbers["no_interval"] = (numbers["no_interval"] or {}) | {"lift": gained.why}
     return RefineSummary(
         **facts,
-        **score_numbers(rows, rubric, judges),
+        **numbers,
         generator=generator,
         success_rating=success_rating,
         max_attempts=max_attempts,
         pass_rate_first=pass_rate(firsts),
-        pass_rate_first_ci=wilson_interval(sum(firsts), len(firsts)),
+        pass_rate_first_ci=proportion_interval(sum(firsts), len(firsts)),
         pass_rate_final=pass_rate(finals),
-        pass_rate_final_ci=wilson_interval(sum(finals), len(finals)),
+        pass_rate_final_ci=proportion_interval(sum(finals), len(finals)),
         n_passed=sum(finals),
         n_exhausted=len(never),
         mean_attempts=mean([sum(1 for x in a if x.attempt > 0) for _, a in ok]),

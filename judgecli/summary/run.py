@@ -1,4 +1,4 @@
-"""RunSummary: the summary.json of any command (DESIGN.md "Stable keys"), one typed model per
+"""RunSummary: the summary.json of any command (docs/results.md, "Stable keys"), one typed model per
 command, told apart by `command`.
 
 The summary is always computed from results.jsonl, never from the runner's memory, so a
@@ -26,8 +26,8 @@ SUMMARY: TypeAdapter[RunSummary] = TypeAdapter(RunSummary)
 
 def parse_summary(text: str) -> RunSummary:
     """A summary.json's text as its command's model (pydantic's ValidationError when it is
-    not one). Keys this version does not know are ignored: DESIGN.md lets later versions
-    add keys, and `judge gate` must still read their summaries.
+    not one). Keys this version does not know are ignored: the contract lets later versions
+    add keys, and `judge gate` must still read their summaries (docs/contract.md, "Stable keys").
     """
     return SUMMARY.validate_json(text, extra="ignore")
 

@@ -11,7 +11,8 @@ from pydantic import Field
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.stats.group_tests import permutation_tests
-from judgecli.stats.intervals import Interval, t_interval, wilson_interval
+from judgecli.stats.interval_rule import NoIntervalReasons, mean_interval, proportion_interval
+from judgecli.stats.intervals import Interval
 from judgecli.stats.multiplicity import Correction, category_calls
 from judgecli.stats.scores import NO_CATEGORY, by_category, distribution, mean, pass_rate
 from judgecli.summary.facts import (
@@ -114,18 +115,22 @@ def mark_categories(
 
 
 def score_numbers(rows: list[CaseResult], rubric: Rubric, models: list[str]) -> dict[str, Any]:
-    """ScoreNumbers' fields (but the head's) for these results, as keyword arguments."""
+    """ScoreNumbers' fields (but the head's) for these results, as keyword arguments, and
+    `no_interval`: why the mean has no interval, when it has none.
+    """
     ok = [r for r in rows if r.status is CaseStatus.OK]
     fields: dict[str, Any] = {}
+    reasons = NoIntervalReasons()
     decided = [r.passed for r in ok if r.passed is not None]
     if decided:
         fields["pass_rate"] = pass_rate(decided)
-        fields["pass_rate_ci"] = wilson_interval(sum(decided), len(decided))
+        fields["pass_rate_ci"] = proportion_interval(sum(decided), len(decided))
     if rubric.kind is RubricKind.POINTWISE:
         assert rubric.scale is not None
         scores = [r.score for r in ok if r.score is not None]
         fields["mean"] = mean(scores)
-        fields["mean_ci"] = within(t_interval(scores), rubric)
+        spread = mean_interval(scores, bounds=scale_bounds(rubric), what="score")
+        fields["mean_ci"] = reasons.ci("mean", fields["mean"], spread)
         fields["distribution"] = distribution(
             scores,
             scale_min=rubric.scale.min,
@@ -135,10 +140,7 @@ def score_numbers(rows: list[CaseResult], rubric: Rubric, models: list[str]) -> 
             integer=on_scale_points(rubric, models) and all(s.is_integer() for s in scores),
         )
         fields["criteria"] = {
-            name: CriterionSummary(
-                mean=mean(values := [r.criteria[name] for r in ok if name in r.criteria]),
-                mean_ci=within(t_interval(values), rubric),
-            )
+            name: criterion_summary([r.criteria[name] for r in ok if name in r.criteria], rubric)
             for name in rubric.weights
         }
     else:
@@ -147,7 +149,23 @@ def score_numbers(rows: list[CaseResult], rubric: Rubric, models: list[str]) -> 
         if counts.get(None):
             fields["choices"]["(split)"] = counts[None]
     fields["by_category"] = category_summaries(ok, rubric)
+    fields["no_interval"] = reasons.mapping()
     return fields
+
+
+def criterion_summary(values: list[float], rubric: Rubric) -> CriterionSummary:
+    """One criterion's mean with its interval, or why it has none."""
+    reasons = NoIntervalReasons()
+    value = mean(values)
+    ci = reasons.ci("mean", value, mean_interval(values, bounds=scale_bounds(rubric), what="score"))
+    return CriterionSummary(mean=value, mean_ci=ci, no_interval=reasons.mapping())
+
+
+def scale_bounds(rubric: Rubric) -> tuple[float, float] | None:
+    """Where a mean's interval is clipped: the rubric's scale. A t interval of a few 4s can
+    reach past 4, and a bound no case could ever have is noise, not information.
+    """
+    return (rubric.scale.min, rubric.scale.max) if rubric.scale else None
 
 
 def on_scale_points(rubric: Rubric, judges: list[str]) -> bool:
@@ -157,16 +175,6 @@ def on_scale_points(rubric: Rubric, judges: list[str]) -> bool:
     """
     points = bool(rubric.scale and rubric.scale.integer and not rubric.criteria)
     return points and len(judges) == 1 and not rubric.averages_turns
-
-
-def within(ci: Interval, rubric: Rubric) -> Interval:
-    """Clip a mean's interval to the scale: a t interval of a few 4s can reach past 4, and a
-    bound no case could ever have is noise, not information.
-    """
-    if ci[0] is None or ci[1] is None or rubric.scale is None:
-        return ci
-    lo, hi = rubric.scale.min, rubric.scale.max
-    return (min(max(ci[0], lo), hi), min(max(ci[1], lo), hi))
 
 
 def category_summaries(ok: list[CaseResult], rubric: Rubric) -> dict[str, CategorySummary]:
@@ -179,14 +187,16 @@ def category_summaries(ok: list[CaseResult], rubric: Rubric) -> dict[str, Catego
         categories,
         [r.score if r.score is not None and scored else 0.0 for r in ok],
         [r.passed for r in ok],
+        bounds=scale_bounds(rubric),
     )
     return {
         name: CategorySummary(
             n=s.n,
             mean=s.mean if scored else None,
-            mean_ci=within(s.mean_ci, rubric) if scored else (None, None),
+            mean_ci=s.mean_ci if scored else (None, None),
             pass_rate=s.pass_rate,
             pass_rate_ci=s.pass_rate_ci,
+            no_interval={"mean": s.mean_ci_why} if scored and s.mean_ci_why else None,
         )
         for name, s in stats.items()
     }

@@ -18,8 +18,14 @@ from judgecli.repeats import Compared, compared_for, label
 from judgecli.result import CaseResult, CaseStatus, natural_key
 from judgecli.rubric import Rubric
 from judgecli.stats.agreement import category_counts, fleiss_kappa, fleiss_kappa_resampled
-from judgecli.stats.intervals import Interval, wilson_interval
-from judgecli.stats.resampling import cluster_bootstrap_intervals
+from judgecli.stats.interval_rule import (
+    NoIntervalReasons,
+    bootstrap_bounded,
+    proportion_interval,
+    too_few_informative,
+)
+from judgecli.stats.intervals import Interval
+from judgecli.stats.resampling import cluster_bootstrap
 from judgecli.stats.scores import NO_CATEGORY
 
 
@@ -62,6 +68,8 @@ class SelfConsistency(BaseModel):
     by_category: dict[str, CategoryStability] = Field(default_factory=dict)
     unstable: list[str] = Field(default_factory=list)
     """Ids of the cases whose verdicts disagree (the first few, in id order)."""
+    no_interval: dict[str, str] | None = None
+    """Why `fleiss_kappa_ci` is null while κ has a value (as the summary's `no_interval`)."""
 
 
 # How many unstable case ids summary.json lists (the HTML and results.jsonl have them all).
@@ -97,7 +105,7 @@ def stability_fields(
     return {
         "repeats": k,
         "stability": sum(stable) / len(stable),
-        "stability_ci": wilson_interval(sum(stable), len(stable)),
+        "stability_ci": proportion_interval(sum(stable), len(stable)),
         "self_consistency": details,
     }
 
@@ -116,9 +124,10 @@ def inferred(repeated: Sequence[CaseResult]) -> str:
 
 
 def repeat_kappa(labels: Sequence[Sequence[str]], seed: int) -> dict[str, Any]:
-    """Fleiss' κ with the K repeats as raters, and its bootstrap interval over cases. Cases
-    with fewer repeats (a run whose K changed on resume) are left out: κ needs the same
-    number of ratings per case.
+    """Fleiss' κ with the K repeats as raters, and its bootstrap interval over cases (none,
+    and why, with too few informative cases: fewer than MIN_INFORMATIVE cases with a
+    verdict off the most common one). Cases with fewer repeats (a run whose K changed on
+    resume) are left out: κ needs the same number of ratings per case.
     """
     k = max(len(case) for case in labels)
     full = [case for case in labels if len(case) == k]
@@ -127,12 +136,17 @@ def repeat_kappa(labels: Sequence[Sequence[str]], seed: int) -> dict[str, Any]:
     if kappa is None:
         return {"fleiss_kappa": None}
     ratings = category_counts(full, labels=categories)
-    interval = cluster_bootstrap_intervals(
+    found = cluster_bootstrap(
         {"kappa": lambda counts: fleiss_kappa_resampled(ratings, counts)},
         [[i] for i in range(len(full))],
         seed=seed,
     )["kappa"]
-    return {"fleiss_kappa": kappa, "fleiss_kappa_ci": interval}
+    verdicts = [x for case in full for x in case]
+    cases = [i for i, case in enumerate(full) for _ in case]
+    too_few = too_few_informative({"judge": verdicts}, cases, what="verdict")
+    reasons = NoIntervalReasons()
+    interval = reasons.ci("fleiss_kappa", kappa, bootstrap_bounded(found, too_few=too_few))
+    return {"fleiss_kappa": kappa, "fleiss_kappa_ci": interval, "no_interval": reasons.mapping()}
 
 
 def score_spread(repeated: Sequence[CaseResult], compared: str) -> dict[str, Any]:
@@ -156,9 +170,9 @@ def pass_k(repeated: Sequence[CaseResult]) -> dict[str, Any]:
     n = len(passes)
     return {
         "pass_k": every / n,
-        "pass_k_ci": wilson_interval(every, n),
+        "pass_k_ci": proportion_interval(every, n),
         "pass_at_k": some / n,
-        "pass_at_k_ci": wilson_interval(some, n),
+        "pass_at_k_ci": proportion_interval(some, n),
     }
 
 
@@ -176,7 +190,7 @@ def category_stability(
             stable=sum(group),
             cases=len(group),
             stability=sum(group) / len(group),
-            stability_ci=wilson_interval(sum(group), len(group)),
+            stability_ci=proportion_interval(sum(group), len(group)),
         )
         for name, group in sorted(groups.items())
     }

@@ -1,7 +1,8 @@
 """--score-mode logprob: the headline rate weighed by the judge's token probabilities, beside
 the rate of its written verdicts → summary.json's `win_rate_weighted` (pairwise: the mean
 over cases of P(new) + ½ P(tie), AlpacaEval 2's weighted annotator) and `pass_rate_weighted`
-(binary: the mean P(passing choice)), each with a Student t interval over cases.
+(binary: the mean P(passing choice)), each with a Student t interval over cases (Wilson's
+when t has none: `interval_rule.rate_interval`).
 
 A case's probabilities are already the mean over its judgements (both orders, a panel,
 repeats): one value per case, so the interval is over cases.
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from judgecli.result import CaseResult, CaseStatus
-from judgecli.stats.intervals import t_interval
+from judgecli.stats.interval_rule import rate_interval
 from judgecli.stats.scores import mean
 
 
@@ -23,7 +24,7 @@ def win_rate_weighted(rows: Sequence[CaseResult]) -> dict[str, Any]:
     if not weighed:
         return {}
     values = [p.get("new", 0.0) + 0.5 * p.get("tie", 0.0) for p in weighed]
-    return {"win_rate_weighted": mean(values), "win_rate_weighted_ci": t_interval(values)}
+    return {"win_rate_weighted": mean(values), "win_rate_weighted_ci": rate_interval(values)}
 
 
 def pass_rate_weighted(rows: Sequence[CaseResult], passing: str | None) -> dict[str, Any]:
@@ -32,4 +33,4 @@ def pass_rate_weighted(rows: Sequence[CaseResult], passing: str | None) -> dict[
     if passing is None or not weighed:
         return {}
     values = [p.get(passing, 0.0) for p in weighed]
-    return {"pass_rate_weighted": mean(values), "pass_rate_weighted_ci": t_interval(values)}
+    return {"pass_rate_weighted": mean(values), "pass_rate_weighted_ci": rate_interval(values)}

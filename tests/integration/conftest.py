@@ -102,6 +102,16 @@ def score_args(server: SimulatorServer, dataset: str | Path, out: str | Path, *e
     ]
 
 
+def ids_once(run_dir: Path) -> list[str]:
+    """The ids of a run's results.jsonl, sorted, after checking that it is whole lines and
+    that no id is there twice."""
+    text = (run_dir / "results.jsonl").read_text(encoding="utf-8")
+    assert not text or text.endswith("\n"), "a torn last line"
+    ids = [json.loads(line)["id"] for line in text.splitlines()]
+    assert len(ids) == len(set(ids)), f"a case counted twice: {sorted(ids)}"
+    return sorted(ids)
+
+
 def case_id_in(request: RecordedRequest, pattern: re.Pattern[str]) -> str:
     """The case id `pattern` finds in a request's user message (a case's question names it)."""
     user = next(m["content"] for m in request.body["messages"] if m["role"] == "user")

@@ -1,7 +1,8 @@
 """Bad input, everywhere: every malformed dataset, rubric, labels file, OLD/NEW pair and flag
-exits 2 with one `error:` line naming `path:line:` (plus at most one `hint:` line), no
-traceback, nothing on stdout, no judge call and no run directory. The oddities real files
-have (a BOM, CRLF, blank lines, a 50 MB line) are not errors: those runs judge every case.
+exits 2 with one `error:` line naming `path:line:` and one `hint:` line with the fix (the
+promise of docs/endpoints.md), no traceback, nothing on stdout, no judge call and nothing
+written. The oddities real files have (a BOM, CRLF, blank lines, a 50 MB line) are not
+errors: those runs judge every case.
 
 The corpus lives in tests/data/bad/ (one small file per problem, named after it); the
 50 MB lines are written at run time instead of being committed.
@@ -40,9 +41,20 @@ def make_directory(tmp: Path) -> None:
     (tmp / "a-directory.jsonl").mkdir()
 
 
-def case(case_id: str, *argv: str, where: str, make: Callable[[Path], None] | None = None):
-    """One bad input: the command line, and the `path[:line]` its error must name."""
-    return pytest.param(list(argv), where, make, id=case_id)
+def make_file(tmp: Path) -> None:
+    (tmp / "a-file").write_text("the user's own file\n", encoding="utf-8")
+
+
+def case(
+    case_id: str,
+    *argv: str,
+    where: str,
+    make: Callable[[Path], None] | None = None,
+    says: str | None = None,
+):
+    """One bad input: the command line, the `path[:line]` its error must name, and words
+    the error must say (when the wording is the point)."""
+    return pytest.param(list(argv), where, make, says, id=case_id)
 
 
 def scores(dataset: str, rubric: str = "helpfulness", *extra: str) -> tuple[str, ...]:
@@ -94,6 +106,59 @@ BAD_INPUTS = [
         *scores(bad("cases-two-objects-one-line.jsonl")),
         where="cases-two-objects-one-line.jsonl:2",
     ),
+    # Issue 29 (review 2026-11-27, finding 21): the mistakes below had no hint.
+    case(
+        "pretty-printed-json-array-file",
+        *scores(bad("cases-json-array-file.json")),
+        where="cases-json-array-file.json:1",
+        says="this is a JSON array; JSONL needs one object per line",
+    ),
+    case(
+        "json-array-file-on-one-line",
+        *scores(bad("cases-json-array-one-line.json")),
+        where="cases-json-array-one-line.json:1",
+        says="this is a JSON array; JSONL needs one object per line",
+    ),
+    case(
+        "pretty-printed-json-object",
+        *scores(bad("cases-pretty-printed.json")),
+        where="cases-pretty-printed.json:1",
+        says="pretty-printed JSON",
+    ),
+    case(
+        "lines-ending-in-a-comma",
+        *scores(bad("cases-trailing-comma.jsonl")),
+        where="cases-trailing-comma.jsonl:1",
+        says="a ',' after the object",
+    ),
+    case(
+        "comma-before-the-closing-brace",
+        *scores(bad("cases-comma-before-brace.jsonl")),
+        where="cases-comma-before-brace.jsonl:2",
+    ),
+    case(
+        "single-quoted-python-dict",
+        *scores(bad("cases-single-quotes.jsonl")),
+        where="cases-single-quotes.jsonl:2",
+    ),
+    case(
+        "line-cut-mid-string",
+        *scores(bad("cases-line-cut-mid-string.jsonl")),
+        where="cases-line-cut-mid-string.jsonl:2",
+        says="the line ends inside a string",
+    ),
+    case(
+        "output-is-a-number",
+        *scores(bad("cases-output-number.jsonl")),
+        where="cases-output-number.jsonl:2",
+        says='"output" must be a string, got int',
+    ),
+    case(
+        "input-is-a-list",
+        *scores(bad("cases-input-list.jsonl")),
+        where="cases-input-list.jsonl:2",
+        says='"input" must be a string, got list',
+    ),
     case("non-utf8", *scores(bad("cases-non-utf8.jsonl")), where="cases-non-utf8.jsonl:2"),
     case("utf16", *scores(bad("cases-utf16.jsonl")), where="cases-utf16.jsonl:1"),
     case(
@@ -117,6 +182,12 @@ BAD_INPUTS = [
         where="cases-only-blank-lines.jsonl",
     ),
     case("no-such-file", *scores("nowhere.jsonl"), where="nowhere.jsonl"),
+    case(
+        "out-names-a-file",
+        *scores(bad(OLD), "helpfulness", "--out", "a-file"),
+        where="a-file",
+        make=make_file,
+    ),
     case(
         "dataset-is-a-directory",
         *scores("a-directory.jsonl"),
@@ -497,6 +568,13 @@ BAD_INPUTS = [
     ),
     case("labels-empty", *calibrates(bad("labels-empty.jsonl")), where="labels-empty.jsonl"),
     case(
+        "labels-json-array-file",
+        *calibrates(bad("labels-json-array-file.json")),
+        where="labels-json-array-file.json:1",
+        says="this is a JSON array",
+    ),
+    case("labels-no-such-file", *calibrates("no-labels.jsonl"), where="no-labels.jsonl"),
+    case(
         "labels-binary-unknown-choice",
         *calibrates(bad("labels-binary-unknown-choice.jsonl"), bad("good-binary.yaml")),
         where="labels-binary-unknown-choice.jsonl:2",
@@ -612,14 +690,25 @@ BAD_INPUTS = [
 ]
 
 
-@pytest.mark.parametrize(("argv", "where", "make"), BAD_INPUTS)
-def test_bad_input_exits_2_with_one_line_naming_the_place(
-    run_cli, judge_server, tmp_path, argv, where, make
+def files_under(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file and folder under `folder`, with its size and modification time."""
+    return {
+        str(path.relative_to(folder)): (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in folder.rglob("*")
+    }
+
+
+@pytest.mark.parametrize(("argv", "where", "make", "says"), BAD_INPUTS)
+def test_bad_input_exits_2_with_the_place_and_a_hint_and_writes_nothing(
+    run_cli, judge_server, tmp_path, argv, where, make, says
 ):
     if make is not None:
         make(tmp_path)
+    before = files_under(tmp_path)
     if argv[0] == "rubrics":
         run = run_cli(None, *argv)
+    elif "--out" in argv:
+        run = run_cli(judge_server, *argv)
     else:
         run = run_cli(judge_server, *argv, "--out", "run")
     lines = run.stderr.rstrip("\n").split("\n")
@@ -628,12 +717,16 @@ def test_bad_input_exits_2_with_one_line_naming_the_place(
     assert run.exit_code == 2, run.stderr
     assert "Traceback" not in run.stderr
     assert lines[0].startswith("error: "), run.stderr
-    assert len(lines) == 1 or (len(lines) == 2 and lines[1].startswith("hint: ")), run.stderr
+    # Issue 29 (review 2026-11-27, finding 21): every bad input gets the fix, not only some.
+    assert len(lines) == 2, run.stderr
+    assert lines[1].startswith("hint: "), run.stderr
+    assert len(lines[1]) > len("hint: ") + 10, run.stderr
     assert place in lines[0]
+    if says is not None:
+        assert says in lines[0]
     assert run.stdout == ""
     assert judge_server.requests == []
-    assert not Path("run").exists()
-    assert not Path("runs").exists()
+    assert files_under(tmp_path) == before
 
 
 def write_bytes(name: str, data: bytes) -> Callable[[Path], Path]:

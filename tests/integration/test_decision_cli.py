@@ -178,8 +178,10 @@ def test_sequential_score_on_the_pass_rate(run_cli, judge_server, tmp_path):
     ("extra", "message"),
     [
         (["--sequential"], "--sequential stops on one number"),
+        # Issue 29: --min-consistency is the floor a sequential run may set; another
+        # threshold beside the one it stops on is still refused.
         (
-            ["--sequential", "--min-win-rate", "0.55", "--min-consistency", "0.8"],
+            ["--sequential", "--min-win-rate", "0.55", "--max-loss-rate", "0.2"],
             "--sequential stops on one number",
         ),
         (["--sequential", "--min-win-rate", "0.55", "--on", "lower-bound"], "--on lower-bound"),

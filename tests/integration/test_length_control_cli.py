@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from judgecli.report.length_control import LABEL
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 from tests.integration.conftest import write_jsonl
 
@@ -56,7 +57,16 @@ def run_pairwise(run_cli, longer_new, *, length_bias: float, out: str):
 def test_a_judge_that_rewards_length_is_caught_and_warned_about(run_cli, longer_new):
     s = run_pairwise(run_cli, longer_new, length_bias=1.0, out="biased")
     fit = s["length_control"]
-    assert set(fit) == {"coefficient", "coefficient_ci", "sigma", "n", "method", "reason"}
+    assert set(fit) == {
+        "coefficient",
+        "coefficient_ci",
+        "sigma",
+        "n",
+        "method",
+        "reason",
+        "outcome",
+    }
+    assert fit["outcome"] == "verdict"
     assert fit["n"] == CASES
     assert fit["reason"] is None
     assert fit["coefficient_ci"][0] > 0  # the judge prefers the longer answer
@@ -69,9 +79,9 @@ def test_a_judge_that_rewards_length_is_caught_and_warned_about(run_cli, longer_
     assert written["win_rate_length_controlled"] == s["win_rate_length_controlled"]
     assert WARNING in written["warnings"][-1]
     report = Path("biased/report.md").read_text()
-    assert f"| win rate, length-controlled | {s['win_rate_length_controlled']:.1%} |" in report
+    assert f"| {LABEL} | {s['win_rate_length_controlled']:.1%} |" in report
     assert "| length coefficient (log-odds) |" in report
-    assert "win rate, length-controlled" in Path("biased/report.html").read_text()
+    assert LABEL in Path("biased/report.html").read_text()
 
 
 def test_without_a_length_bias_the_keys_are_there_and_nothing_is_warned(run_cli, longer_new):

@@ -214,6 +214,11 @@ def test_pairwise_repeats_reconcile_each_repeat_then_take_the_majority(run_cli, 
             "0.7",
             "--min-stability",
             "0.01",
+            # Issue 29: a judge guessing half its verdicts agrees with itself across the two
+            # orders about half the time, right at the default consistency floor; this test
+            # is about how repeats are reconciled, so the floor is off.
+            "--min-consistency",
+            "0",
         )
         assert len(server.requests) == 40 * 2 * 3, run.stderr
     assert run.exit_code == 0, run.stderr

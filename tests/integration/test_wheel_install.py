@@ -2,7 +2,9 @@
 
 Regression for the 2026-11-23 review, finding 1 (issue 13 §1): `pip wheel --no-deps .` held
 no rubric, so `judge rubrics list` was empty and `--rubric pairwise` exited 2 everywhere but
-in an editable checkout.
+in an editable checkout. And for the 2026-11-27 review (issue 29): `judge demo` exited 2
+from a wheel, which held no datasets, the simulator's "try:" line named a file only a
+checkout has, and the wheel carried no LICENSE.
 
 By default everything stays offline and takes seconds: the wheel is built from a copy of the
 repository with this environment's setuptools (`--no-build-isolation --no-index`) and
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -136,6 +139,11 @@ def test_the_wheel_holds_every_module_and_the_rubric_library(installed):
     assert "judgecli/library/schema.json" in library
     assert sorted(library - names) == []
     assert "judgecli/library/pairwise.yaml" in names
+    datasets = {
+        f"judgecli/demo_datasets/{p.name}" for p in (installed.source / "datasets").iterdir()
+    }
+    assert sorted(datasets - names) == []
+    assert "judgecli-0.1.0.dist-info/licenses/LICENSE" in names
 
 
 def test_the_fresh_venv_imports_judgecli_and_its_library_from_the_wheel(installed, tmp_path):
@@ -194,3 +202,58 @@ def test_a_pairwise_gate_with_a_library_rubric_runs_from_the_wheel(
     assert summary["gate"]["passed"] is True
     # Both orders of every pair went over the socket: the installed package did the judging.
     assert len(judge_server.requests) == 2 * 30
+
+
+def test_the_demo_runs_from_the_wheel_in_an_empty_folder(installed, tmp_path):
+    # Issue 29: "error: the demo needs the repository's datasets/ folder", exit 2.
+    result = run(installed, "judge", "demo", "--latency-ms", "0", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    said = result.stdout.splitlines()
+    assert "UNEXPECTED" not in result.stdout
+    assert sum("(as expected)" in line for line in said) == 8
+    # Its runs go under ./runs of the folder it ran in, and it says so.
+    (target,) = (tmp_path / "runs").iterdir()
+    assert f"demo runs are in runs/{target.name}" in said
+    assert (target / "pairwise-pass" / "report.html").is_file()
+    # The commands it suggests name the datasets the wheel installed, whole.
+    site = installed.venv.resolve() / "lib"
+    suggested = [line.split()[2] for line in said if line.startswith("  judge score ")]
+    assert len(suggested) == 1
+    assert Path(suggested[0]).is_relative_to(site), suggested
+    assert Path(suggested[0]).is_file()
+
+
+def test_the_simulators_try_line_runs_as_written_from_any_folder(installed, tmp_path):
+    # Issue 29: the line said `judge score datasets/example.jsonl ...`, exit 2 outside a
+    # checkout.
+    env = os.environ | {"COLUMNS": "200"}
+    # Started from a folder above the installed package, whose path it could shorten.
+    simulator = subprocess.Popen(
+        [str(installed.bin("judge")), "simulate", "--port", "0"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        cwd=installed.venv.parent,
+        env=env,
+    )
+    try:
+        assert simulator.stderr is not None
+        line = ""
+        while not line.startswith("try: "):
+            line = simulator.stderr.readline()
+            assert line, "the simulator ended before its try: line"
+        argv = shlex.split(line.removeprefix("try: "))
+        assert argv[0] == "judge"
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        result = run(installed, *argv, "--out", "tried", cwd=elsewhere)
+        assert result.returncode == 0, result.stderr
+        summary = json.loads((elsewhere / "tried" / "summary.json").read_text())
+        assert (summary["n_cases"], summary["n_failed"]) == (24, 0)
+    finally:
+        simulator.terminate()
+        try:
+            simulator.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            simulator.kill()
+            simulator.wait(timeout=30)

@@ -1,14 +1,16 @@
 """Measure how a real local judge answers each `response_format` mode (issue 13 §3).
 
 Starts llama-cpp-python's server with SmolLM2-135M-Instruct on 127.0.0.1, sends judge's
-own prompts (helpfulness rubric, `datasets/example.jsonl`) straight through LiteLLM — not
-through `judge` — once per case under each mode, and prints a table: HTTP status, share of
+own prompts (helpfulness rubric, `datasets/example.jsonl`; or with `--rubric pairwise`, the
+pairs of `datasets/old.jsonl` and `new.jsonl` in both orders) straight through LiteLLM — not
+through `judge` — once per prompt under each mode, and prints a table: HTTP status, share of
 replies that are a JSON object, share that are schema-valid verdicts
 (`judgecli.verdict.parse_verdict`), why the rest failed, and latency.
 
 Not a test: nothing here asserts; the numbers depend on the model and the machine.
 
     .venv/bin/python -m tests.local_llm.measure_formats              # from the repo root
+    .venv/bin/python -m tests.local_llm.measure_formats --rubric pairwise --cases 8
     .venv/bin/python -m tests.local_llm.measure_formats --gguf PATH --server-python PY \\
         --cases 24 --max-tokens 256 --out replies.json
 
@@ -33,10 +35,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgecli.dataset import Case, iter_cases, scan_dataset
+from judgecli.dataset import iter_cases, scan_dataset
+from judgecli.judge.formats import REASONING_MAX_CHARS
 from judgecli.judge.provider import import_litellm
-from judgecli.prompt import build_messages, verdict_schema
-from judgecli.rubric import Rubric
+from judgecli.prompt import Message, build_messages, build_pair_messages, verdict_schema
+from judgecli.rubric import Rubric, RubricKind
 from judgecli.rubric_file import load_rubric
 from judgecli.rubric_library import find_rubric
 from judgecli.verdict import VerdictError, extract_json, parse_verdict
@@ -47,9 +50,10 @@ LENIENT = json.JSONDecoder(strict=False)
 
 
 def bounded_schema(rubric: Rubric, *, enum: bool, max_length: int | None = None) -> dict[str, Any]:
-    """The verdict schema with every score as `minimum`/`maximum` or as an `enum` of the
-    scale's whole numbers (whatever prompt.verdict_schema does today), so both variants are
-    measured side by side; with `max_length`, every free-text string bounded to it.
+    """The verdict schema with every score and the confidence bounded by `minimum`/`maximum`
+    (what judge sent before issue 29) or by an `enum` of their points (what
+    prompt.verdict_schema sends), so both are measured side by side; with `max_length`,
+    every free-text string bounded to it.
     """
     schema = copy.deepcopy(verdict_schema(rubric))
     scale = rubric.scale
@@ -58,11 +62,13 @@ def bounded_schema(rubric: Rubric, *, enum: bool, max_length: int | None = None)
         for spec in props.values():
             if spec.get("type") == "string" and "enum" not in spec:
                 spec["maxLength"] = max_length
+    if "confidence" in props and not enum:
+        props["confidence"] = {"type": "number", "minimum": 0, "maximum": 1}
     if scale is None:
         return schema
-    if enum and scale.integer:
-        values = list(range(int(scale.min), int(scale.max) + 1))
-        bound: dict[str, Any] = {"type": "integer", "enum": values}
+    if enum:
+        kind = "integer" if scale.integer else "number"
+        bound: dict[str, Any] = {"type": kind, "enum": list(scale.points)}
     else:
         kind = "integer" if scale.integer else "number"
         bound = {"type": kind, "minimum": scale.min, "maximum": scale.max}
@@ -229,10 +235,51 @@ async def ask(
     return reply
 
 
+@dataclass(frozen=True)
+class Prompt:
+    """One request's messages: a case's, or a pair's in one order."""
+
+    label: str
+    messages: list[Message]
+
+
+def case_prompts(rubric: Rubric, dataset: Path, limit: int) -> list[Prompt]:
+    """The first `limit` cases of a pointwise or binary dataset."""
+    scan = scan_dataset(dataset, requires=rubric.requires, limit=limit)
+    return [
+        Prompt(case.id, build_messages(rubric, case))
+        for case in iter_cases(scan, requires=rubric.requires)
+    ]
+
+
+def pair_prompts(rubric: Rubric, old: Path, new: Path, limit: int) -> list[Prompt]:
+    """The first `limit` pairs of two datasets joined by id, each in both orders (as
+    `judge pairwise` asks them).
+    """
+    scan = scan_dataset(old, requires=rubric.requires, limit=limit)
+    news = {
+        c.id: c
+        for c in iter_cases(scan_dataset(new, requires=rubric.requires), requires=rubric.requires)
+    }
+    prompts = []
+    for case in iter_cases(scan, requires=rubric.requires):
+        other = news[case.id]
+        for old_first in (True, False):
+            order = "old-new" if old_first else "new-old"
+            messages = build_pair_messages(rubric, case, other, old_first=old_first)
+            prompts.append(Prompt(f"{case.id} {order}", messages))
+    return prompts
+
+
 async def measure(
-    server: LlamaServer, rubric: Rubric, cases: list[Case], chosen: list[Mode], *, max_tokens: int
+    server: LlamaServer,
+    rubric: Rubric,
+    prompts: list[Prompt],
+    chosen: list[Mode],
+    *,
+    max_tokens: int,
 ) -> list[ModeResult]:
-    """Every case under every chosen mode, one request at a time. A request that crashes
+    """Every prompt under every chosen mode, one request at a time. A request that crashes
     the server is recorded as `crashed (exit status)`, and the server is started again.
     """
     litellm = import_litellm()
@@ -241,15 +288,15 @@ async def measure(
         for mode in chosen:
             result = ModeResult(mode.name)
             rf = mode.response_format(rubric)
-            for case in cases:
+            for prompt in prompts:
                 reply = await ask(
                     litellm,
                     server.api_base,
-                    build_messages(rubric, case),
+                    prompt.messages,
                     rf,
                     max_tokens=max_tokens,
                     rubric=rubric,
-                    case=case.id,
+                    case=prompt.label,
                 )
                 if not server.alive:
                     reply.status = f"crashed ({server.returncode})"
@@ -257,7 +304,8 @@ async def measure(
                 result.replies.append(reply)
                 outcome = "valid" if reply.valid else reply.verdict_error or reply.error or ""
                 print(
-                    f"  {mode.name:36} {case.id}: {reply.status} {outcome}"[:160], file=sys.stderr
+                    f"  {mode.name:36} {prompt.label}: {reply.status} {outcome}"[:160],
+                    file=sys.stderr,
                 )
             results.append(result)
     finally:
@@ -293,8 +341,15 @@ def main(argv: list[str] | None = None) -> int:
         help="interpreter with llama-cpp-python[server] (default: this one)",
     )
     parser.add_argument("--rubric", default="helpfulness")
-    parser.add_argument("--dataset", type=Path, default=REPO / "datasets" / "example.jsonl")
-    parser.add_argument("--cases", type=int, default=24)
+    parser.add_argument(
+        "--dataset",
+        type=Path,
+        help="cases (default datasets/example.jsonl; a pairwise rubric's OLD: datasets/old.jsonl)",
+    )
+    parser.add_argument(
+        "--new", type=Path, default=REPO / "datasets" / "new.jsonl", help="a pairwise rubric's NEW"
+    )
+    parser.add_argument("--cases", type=int, default=24, help="cases, or pairs (two prompts each)")
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, help="write every reply as JSON here")
@@ -304,8 +359,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-length",
         type=int,
-        default=400,
-        help="maxLength of free-text strings in mode b'' (llama-cpp-python 0.3.36 crashes on 1200)",
+        default=REASONING_MAX_CHARS,
+        help="maxLength of free-text strings in mode b'' (default: what judge sends; "
+        "llama-cpp-python 0.3.36 crashes on 1200)",
     )
     args = parser.parse_args(argv)
 
@@ -315,8 +371,14 @@ def main(argv: list[str] | None = None) -> int:
     wanted = args.modes.split(",")
     chosen = [m for m in modes(args.max_length) if m.key in wanted]
     rubric = load_rubric(find_rubric(args.rubric))
-    scan = scan_dataset(args.dataset, requires=rubric.requires, limit=args.cases)
-    cases = list(iter_cases(scan, requires=rubric.requires))
+    pairwise = rubric.kind is RubricKind.PAIRWISE
+    dataset = args.dataset or REPO / "datasets" / ("old.jsonl" if pairwise else "example.jsonl")
+    if pairwise:
+        prompts = pair_prompts(rubric, dataset, args.new, args.cases)
+        what = f"{len(prompts) // 2} pairs of {dataset.name} and {args.new.name}, both orders"
+    else:
+        prompts = case_prompts(rubric, dataset, args.cases)
+        what = f"{len(prompts)} cases of {dataset.name}"
 
     with tempfile.TemporaryDirectory() as tmp:
         server = LlamaServer(
@@ -327,13 +389,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"server ready in {startup:.1f} s at {server.api_base}", file=sys.stderr)
             started = time.monotonic()
             results = asyncio.run(
-                measure(server, rubric, cases, chosen, max_tokens=args.max_tokens)
+                measure(server, rubric, prompts, chosen, max_tokens=args.max_tokens)
             )
             elapsed = time.monotonic() - started
 
     print(
         f"SmolLM2-135M-Instruct via llama-cpp-python's server; rubric {rubric.name}, "
-        f"{len(cases)} cases of {args.dataset.name}, temperature 0, max_tokens "
+        f"{what}, temperature 0, max_tokens "
         f"{args.max_tokens}, {args.threads} thread(s)\n"
     )
     print(table(results))

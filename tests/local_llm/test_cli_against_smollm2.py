@@ -71,9 +71,19 @@ class JudgeRun:
         return f"judge {' '.join(self.args)}\nexit {self.exit_code}\nstderr:\n{self.stderr[-3000:]}"
 
 
-def judge(server: LlamaServer, tmp_path: Path, command: str, *args: str) -> JudgeRun:
-    """`python -m judgecli COMMAND ARGS` against the server, with a fresh run directory."""
+def judge(
+    server: LlamaServer,
+    tmp_path: Path,
+    command: str,
+    *args: str,
+    max_tokens: int | None = 256,
+    concurrency: int = 2,
+) -> JudgeRun:
+    """`python -m judgecli COMMAND ARGS` against the server, with a fresh run directory
+    (`max_tokens=None`: the rubric's own, as a user who gives no --max-tokens gets).
+    """
     out = tmp_path / f"run-{command}"
+    tokens = ["--max-tokens", str(max_tokens)] if max_tokens is not None else []
     argv = [
         command,
         *args,
@@ -81,10 +91,9 @@ def judge(server: LlamaServer, tmp_path: Path, command: str, *args: str) -> Judg
         MODEL,
         "--api-base",
         server.api_base,
-        "--max-tokens",
-        "256",
+        *tokens,
         "--concurrency",
-        "2",
+        str(concurrency),
         "--timeout",
         "300",
         "--no-cache",
@@ -153,10 +162,13 @@ def assert_exit_code(
     expected_cases: int,
     *,
     gate_passed: bool | None = None,
+    undecided: bool = False,
     allowed: float = DEFAULT_ALLOWED_FAILURES,
 ) -> None:
-    """3 when too few cases were judged, whatever the gate; else 1 for a failed gate."""
-    if not judged_enough(run, expected_cases, allowed):
+    """3 when too few cases were judged, whatever the gate, or when the gate is undecided
+    (issue 29: a judge below the position-consistency floor); else 1 for a failed gate.
+    """
+    if not judged_enough(run, expected_cases, allowed) or undecided:
         expected = 3
     else:
         expected = 1 if gate_passed is False else 0
@@ -270,6 +282,7 @@ def test_pairwise_gate_is_decided_only_on_a_judged_run(llama_server, tmp_path):
             assert j["verdict"]["winner"] in {"A", "B", "tie"}, j
             assert 0.0 <= j["verdict"]["confidence"] <= 1.0, j
     gate_passed = None
+    undecided = False
     if decided:
         wins = sum(r["winner"] == "new" for r in decided)
         ties = sum(r["winner"] == "tie" for r in decided)
@@ -277,7 +290,11 @@ def test_pairwise_gate_is_decided_only_on_a_judged_run(llama_server, tmp_path):
         if (run.out / "summary.json").exists():
             assert run.summary()["win_rate"] == pytest.approx(win_rate)
         gate_passed = win_rate >= threshold
-    assert_exit_code(run, len(ids), gate_passed=gate_passed)
+        # Issue 29: SmolLM2 tends to answer "A" whatever the order; below the default
+        # position-consistency floor (0.5) its gate is undecided, exit 3, not 0 or 1.
+        consistent = [r["consistent"] for r in decided]
+        undecided = sum(consistent) / len(consistent) < 0.5
+    assert_exit_code(run, len(ids), gate_passed=gate_passed, undecided=undecided)
     assert_failed_cases_explained(run)
     assert_summary_counts(run)
     assert_response_format_recorded(run)

@@ -22,10 +22,9 @@ from judgecli.summary.arena import (
     ArenaSummary,
     Matched,
     ScheduleSummary,
-    markdown_density,
-    style_of,
     summarize_arena,
 )
+from judgecli.summary.arena_style import markdown_density, style_of
 
 REPO = Path(__file__).resolve().parents[2]
 PAIRWISE = load_rubric(REPO / "rubrics" / "pairwise.yaml")

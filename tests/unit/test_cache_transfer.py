@@ -14,10 +14,8 @@ from pathlib import Path
 import pytest
 
 from judgecli.errors import InputError
-from judgecli.store.cache import (
-    CachedReply,
-    MergeCount,
-    ReplyCache,
+from judgecli.store.cache import CachedReply, MergeCount, ReplyCache
+from judgecli.store.cache_transfer import (
     export_entries,
     open_export,
     read_entries,

@@ -180,6 +180,9 @@ def config_of(monkeypatch, tmp_path):
         raise Captured(real(command, rubric, flags))
 
     monkeypatch.setattr(inputs, "judge_config", capture)
+    # --max-cost is refused for a model without a price (tests/integration/test_run_settings);
+    # here its value only has to reach RunConfig.
+    monkeypatch.setattr("judgecli.judge.provider.check_prices", lambda models: None)
 
     def run(command: str, *flags: str, env: dict[str, str] | None = None) -> RunConfig:
         args = [*COMMANDS[command][0], *flags]

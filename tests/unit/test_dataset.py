@@ -61,7 +61,15 @@ def test_context_string_becomes_a_list_and_renders_numbered(write):
     ("content", "expected"),
     [
         pytest.param(b'{"id": "a", "input": "q"\n', "d.jsonl:1: invalid JSON", id="bad-json"),
-        pytest.param(b"[1, 2]\n", "d.jsonl:1: expected a JSON object", id="not-object"),
+        pytest.param(
+            b'{"id": "a", "input": "q", "output": "x"}\n[1, 2]\n',
+            "d.jsonl:2: expected a JSON object",
+            id="not-object",
+        ),
+        # Issue 29: a JSON file's first line says so, rather than "expected a JSON object".
+        pytest.param(
+            b"[1, 2]\n", "d.jsonl:1: this is a JSON array; JSONL needs one", id="array-file"
+        ),
         pytest.param(
             b'{"id": "a", "input": "q", "output": "x"}\n{"id": "b", "input": "q"}\n',
             'd.jsonl:2: missing required field "output"',

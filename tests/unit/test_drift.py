@@ -197,9 +197,11 @@ def test_cases_missing_in_one_run_or_failed_in_either_are_left_out_and_counted()
     }
 
 
-def test_when_no_case_moved_the_shift_is_zero_with_p_1():
+def test_when_no_case_moved_the_shift_is_zero_with_p_1_and_no_interval():
+    # Issue 29: the interval was [0, 0], as if no case of another sample could move either.
     s = measure_drift(score_run("a", scores([1, 2, 3])), score_run("b", scores([1, 2, 3]))).summary
-    assert (s.shift, s.shift_ci, s.shift_p_value) == (0.0, (0.0, 0.0), 1.0)
+    assert (s.shift, s.shift_ci, s.shift_p_value) == (0.0, (None, None), 1.0)
+    assert s.no_interval == {"shift": "no spread: every change is 0"}
 
 
 @pytest.mark.parametrize(
@@ -219,17 +221,28 @@ def test_the_gate_fails_only_a_significant_shift_beyond_the_bar(
     assert (gate.significant, gate.passed) == (significant, passed)
 
 
-def test_the_gate_has_no_verdict_when_the_interval_cannot_be_computed():
-    # Every case moved by exactly +1: the t interval is undefined (s = 0), and so is the
-    # gate's verdict, which the command turns into exit 3 rather than a guess.
-    a, b = score_run("a", scores([1, 2, 3])), score_run("b", scores([2, 3, 4]))
+@pytest.mark.parametrize(
+    ("scores_b", "shift", "passed"),
+    [
+        # Every case moved by exactly +1: the t interval is undefined (s = 0), and so is the
+        # gate's verdict, which the command turns into exit 3 rather than a guess.
+        pytest.param([2, 3, 4], 1.0, None, id="beyond-the-bar-no-verdict"),
+        # Issue 29: nothing moved, so there is no interval; the gate (fail only a
+        # significant shift beyond the bar) still passes, since 0 is within any bar.
+        pytest.param([1, 2, 3], 0.0, True, id="within-the-bar-passes"),
+    ],
+)
+def test_a_shift_without_an_interval_passes_within_the_bar_and_is_undecided_beyond(
+    scores_b, shift, passed
+):
+    a, b = score_run("a", scores([1, 2, 3])), score_run("b", scores(scores_b))
     gate = measure_drift(a, b, max_shift=0.1).summary.gate
     assert gate is not None
     assert (gate.shift, gate.shift_ci, gate.significant, gate.passed) == (
-        1.0,
+        shift,
         (None, None),
         None,
-        None,
+        passed,
     )
     assert shift_gate(shift_of([]), 0.1).passed is None  # no case with a value at all
 
@@ -291,7 +304,8 @@ def test_the_html_report_escapes_what_runs_hold_and_fetches_nothing():
     b = score_run("b", [ok("<script>alert(1)</script>", score=3)])
     drift = measure_drift(a, b)
     html = render_drift_html(drift)
-    assert "<script>" not in html
+    assert "<script>alert" not in html
+    assert html.count("<script>") == 1  # the page's own, which filters the flipped cases
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "http" not in html
     assert "| <script>alert(1)</script> | 1 | 3 | +2 |" in render_drift_markdown(drift)

@@ -14,6 +14,7 @@ import statsmodels.api as sm
 from rich.console import Console
 
 from judgecli.report.cells import SHORT_CELL
+from judgecli.report.length_control import LABEL
 from judgecli.report.markdown import render_markdown, sections, terminal_tables
 from judgecli.result import CaseResult, CaseStatus, Winner
 from judgecli.rubric_file import parse_rubric
@@ -238,7 +239,9 @@ def test_the_summary_has_the_length_controlled_win_rate_and_its_fit():
         "n",
         "method",
         "reason",
+        "outcome",
     }
+    assert written["length_control"]["outcome"] == "verdict"
     assert parse_summary(s.model_dump_json(exclude_none=True)) == s
 
 
@@ -258,7 +261,7 @@ def test_too_few_cases_give_no_length_controlled_win_rate_and_say_why():
     assert s.length_control.reason == Unfit.TOO_FEW.value
     assert "win_rate_length_controlled" not in summary_json(s)
     assert summary_json(s)["length_control"]["coefficient"] is None
-    row = next(r for r in sections(s)[0].rows if r[0] == "win rate, length-controlled")
+    row = next(r for r in sections(s)[0].rows if r[0] == LABEL)
     assert row[1] == f"n/a: {Unfit.TOO_FEW.value}"
 
 
@@ -295,14 +298,14 @@ def test_no_warning_when_the_rates_are_less_than_five_points_apart():
 def test_the_reports_show_the_length_controlled_win_rate_and_the_coefficient():
     s = length_swayed()
     result, biases = sections(s)[0], sections(s)[1]
-    row = next(r for r in result.rows if r[0] == "win rate, length-controlled")
+    row = next(r for r in result.rows if r[0] == LABEL)
     assert row[1] == f"{s.win_rate_length_controlled:.1%}"
     assert row[2].startswith("[")
     assert row[2].endswith("%]")
     coefficient = dict(biases.rows)["length coefficient (log-odds)"]
     assert coefficient.startswith(f"{s.length_control.coefficient:+.2f} [")
     text = render_markdown(s)
-    assert "| win rate, length-controlled |" in text
+    assert f"| {LABEL} |" in text
     assert "length coefficient" in text
 
 
@@ -326,3 +329,31 @@ def test_the_rows_fit_80_columns_without_cutting(summary):
             for i, cell in enumerate(row):
                 if i == 0 or len(cell) <= SHORT_CELL:
                     assert cell in text, cell
+
+
+def test_with_the_judges_probabilities_the_fit_is_of_the_probabilities_not_the_verdicts():
+    # Issue 29: in --score-mode logprob the fit took the written verdicts; AlpacaEval fits
+    # its annotator's probability (P(new) + ½ P(tie), as win_rate_weighted counts it).
+    rows = results(OUTCOMES, DIFFERENCES)
+    rng = np.random.default_rng(3)
+    weighed = []
+    for r in rows:
+        p_new = float(
+            np.clip(0.5 + (1 if r.winner is Winner.NEW else -1) * rng.uniform(0, 0.45), 0, 1)
+        )
+        tie = 0.1 * (1 - p_new)
+        probabilities = {"new": p_new, "old": 1 - p_new - tie, "tie": tie}
+        weighed.append(r.model_copy(update={"probabilities": probabilities}))
+    # A case the drop policy left without a winner still has the judge's probabilities.
+    weighed.append(weighed[0].model_copy(update={"id": "dropped", "winner": None}))
+    s = summarize(weighed)
+    y = [p["new"] + 0.5 * p["tie"] for p in (r.probabilities for r in weighed)]
+    d = [float(r.lengths["new"] - r.lengths["old"]) for r in weighed]
+    fit = length_controlled_win_rate(y, d)
+    assert s.length_control.outcome == "probability"
+    assert s.length_control.n == len(OUTCOMES) + 1
+    assert s.win_rate_length_controlled == fit.win_rate
+    assert s.win_rate_length_controlled != summarize(rows).win_rate_length_controlled
+    assert summarize(rows).length_control.outcome == "verdict"
+    text = render_markdown(s)
+    assert "outcome fitted | the judge's probabilities |" in text

@@ -129,7 +129,8 @@ def test_pyproject_lists_every_judgecli_package_and_the_library():
     }
     # `packages` is written by hand (find cannot see rubrics/ as judgecli.library): a new
     # sub-package must be added there or the wheel silently leaves it out.
-    assert sorted(setuptools_config()["packages"]) == sorted(on_disk | {"judgecli.library"})
+    mapped = {"judgecli.library", "judgecli.demo_datasets"}
+    assert sorted(setuptools_config()["packages"]) == sorted(on_disk | mapped)
 
 
 def test_the_package_data_rule_ships_every_file_of_the_library_folder():
@@ -139,4 +140,17 @@ def test_the_package_data_rule_ships_every_file_of_the_library_folder():
     patterns = config["package-data"]["judgecli.library"]
     files = [p.name for p in folder.iterdir() if p.is_file()]
     assert "schema.json" in files
+    assert [f for f in files if not any(fnmatch(f, pattern) for pattern in patterns)] == []
+
+
+def test_the_package_data_rule_ships_every_demo_dataset():
+    # Issue 29: `judge demo` exited 2 from a wheel, which held no datasets.
+    from judgecli.cli.demo_data import DEMO_FILES, bundled_datasets
+
+    config = setuptools_config()
+    folder = REPO / config["package-dir"]["judgecli.demo_datasets"]
+    assert folder == bundled_datasets()
+    patterns = config["package-data"]["judgecli.demo_datasets"]
+    files = [p.name for p in folder.iterdir() if p.is_file()]
+    assert set(DEMO_FILES) <= set(files)
     assert [f for f in files if not any(fnmatch(f, pattern) for pattern in patterns)] == []

@@ -6,9 +6,10 @@ mean of the per-order accuracies `correct_False` and `correct_True`). Their repl
 replayed here as judge's own results.jsonl lines (tests/llmbar.py) and run through
 `summarize_pairwise` and judge's agreement statistics.
 
-How the authors count an unparsed reply (null winner), inferred by recomputing every kept
-result.json against its statistics.json (all 59 match, SOURCE.md): the denominator is
-every instance; a null is never correct; and `equal` compares the two raw winners, so an
+How the authors count an unparsed reply (null winner), inferred by recomputing every
+result.json upstream keeps against its statistics.json (all 59 match; the 19 here are
+checked below, tests/data/llmbar/SOURCE.md): the denominator is every instance; a null is
+never correct; and `equal` compares the two raw winners, so an
 instance null in BOTH orders counts as "equal" (None == None) while one null in one order
 does not. judge instead makes any instance with a null a failed case (never guess a
 verdict) and leaves it out of `consistency`. So, exactly:
@@ -30,7 +31,6 @@ from judgecli.stats.scores import mean
 from judgecli.summary.pairwise import judge_consistency, summarize_pairwise
 from judgecli.verdict import Position
 from tests.llmbar import (
-    LLMBAR,
     RUBRIC_HASH,
     Replay,
     Statistics,
@@ -84,16 +84,8 @@ RUNS = [
 ]
 
 
-def require_llmbar() -> None:
-    if not LLMBAR.is_dir():
-        pytest.skip(
-            f"LLMBar data not found at {LLMBAR} (shared/data/llmbar/SOURCE.md says what it is)"
-        )
-
-
 @cache
 def replayed(subset: str, evaluator: str, strategy: str) -> tuple[Replay, Statistics]:
-    require_llmbar()
     directory = run_dir(subset, evaluator, strategy)
     return load_replay(directory, model=evaluator), read_statistics(directory)
 

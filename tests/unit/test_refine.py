@@ -79,8 +79,12 @@ def test_lift_is_the_mean_paired_difference_with_a_t_interval():
     assert 0.0 <= low <= 1.25 <= high <= 2.0  # a bootstrap mean stays within the data
 
 
-def test_lift_of_identical_differences_has_a_zero_width_bootstrap_interval():
-    assert lift([1, 2, 3], [2, 3, 4]).ci == (1.0, 1.0)
+def test_lift_of_identical_differences_has_no_interval_and_says_why():
+    # Issue 29: every case gained exactly 1, so every resample did too; the zero-width
+    # [1.0, 1.0] claimed a certainty three cases do not give.
+    result = lift([1, 2, 3], [2, 3, 4])
+    assert (result.ci, result.ci_t) == ((None, None), (None, None))
+    assert result.why == "no spread: every lift is 1"
 
 
 def test_lift_of_no_cases_is_unknown():

@@ -36,6 +36,8 @@ def summary(*, passed: bool | None = None, incomplete: str | None = None) -> Pai
         dropped=0,
         flip=True,
         flip_policy="tie",
+        # Above the position-consistency floor, below which a gate is undecided (issue 29).
+        consistency=0.8,
         incomplete=incomplete,
     )
     if passed is not None:
@@ -96,3 +98,20 @@ def test_json_mode_prints_the_incomplete_summary_alone_on_stdout(capsys):
     assert json.loads(out)["incomplete"] == INCOMPLETE
     assert "win rate" in err
     assert f"error: {INCOMPLETE}" in err
+
+
+def test_an_undecided_gate_exits_3_with_why_and_what_to_do(capsys):
+    # Issue 29: the judge said "A" whatever the order; such a run used to FAIL with exit 1.
+    made = summary().model_copy(update={"n_failed": 0, "consistency": 0.0})
+    made.gate = evaluate_gate(made, GateSpec(min_win_rate=0.55))
+    code = render.report_outcome(made, Path("runs/x"), quiet=True, json_output=False)
+    out, err = capsys.readouterr()
+    assert code is ExitCode.INCOMPLETE
+    verdict = next(line for line in out.splitlines() if line.startswith("UNDECIDED"))
+    assert verdict.startswith(
+        "UNDECIDED — the judge could not tell the answers apart (position consistency 0% < "
+        "50%); no verdict. NEW vs OLD: win rate 60.0%"
+    )
+    assert "The gate is undecided (exit 3): use a stronger judge" in out
+    assert err.splitlines()[-2].startswith("error: the gate is undecided: the judge could not")
+    assert err.splitlines()[-1].startswith("hint: use a stronger judge")

@@ -27,7 +27,7 @@ from judgecli.result import CaseResult, CaseStatus, RepeatVerdict, Winner
 from judgecli.rubric_file import parse_rubric
 from judgecli.stats.agreement import category_counts, fleiss_kappa, fleiss_kappa_resampled
 from judgecli.stats.intervals import wilson_interval
-from judgecli.stats.resampling import cluster_bootstrap_intervals
+from judgecli.stats.resampling import cluster_bootstrap
 from judgecli.summary.stability import stability_fields
 from tests.scripted import ScriptedJudge
 
@@ -306,12 +306,12 @@ def test_the_kappa_interval_covers_the_truth_about_95_percent_of_the_time():
         coin = rng.integers(0, 2, size=(n, k))
         said = np.where(guess, coin, base[:, None])
         ratings = np.stack([(said == 0).sum(axis=1), (said == 1).sum(axis=1)], axis=1) * 1.0
-        low, high = cluster_bootstrap_intervals(
+        low, high = cluster_bootstrap(
             {"kappa": lambda counts, r=ratings: fleiss_kappa_resampled(r, counts)},
             [[i] for i in range(n)],
             resamples=1000,
             seed=seed,
-        )["kappa"]
+        )["kappa"].ci
         covered += low <= truth <= high
     # 95% nominal; a 99.9% binomial band around it at 300 seeds is about ±4 points.
     assert 0.90 <= covered / seeds <= 0.99

@@ -6,7 +6,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from judgecli.gate import GateOn, GateResult, GateSpec, evaluate_gate
-from judgecli.report.junit import (
+from judgecli.report.junit import junit_suites, render_junit
+from judgecli.report.junit_xml import (
     Ending,
     JunitCase,
     Outcome,
@@ -14,8 +15,6 @@ from judgecli.report.junit import (
     counts,
     escape_attr,
     junit_document,
-    junit_suites,
-    render_junit,
     seconds,
     text_element,
 )
@@ -205,6 +204,9 @@ PAIRWISE_NUMBERS = {
     "win_rate_ci": (0.40, 0.56),
     "loss_rate": 0.3,
     "loss_rate_ci": (0.2, 0.4),
+    # A judge above the position-consistency floor: below it the gate is undecided
+    # (issue 29; `test_an_undecided_gate_is_an_error_not_a_failure`).
+    "consistency": 0.8,
 }
 
 
@@ -448,6 +450,27 @@ def test_the_gate_is_one_more_testcase(spec, expected, message):
         assert "FAIL win_rate" in (failure.text or "")
     else:
         assert "PASS win_rate 0.48 >= 0.45" in text(gate, "system-out")
+
+
+def test_an_undecided_gate_is_an_error_not_a_failure():
+    # Issue 29: a judge below the consistency floor (here it said "A" whatever the order)
+    # decides nothing; the gate testcase errs, as an unfinished run does.
+    numbers = PAIRWISE_NUMBERS | {"consistency": 0.0, "first_position_rate": 1.0}
+    root = parse(
+        summary("pairwise", "pairwise", gate=gated(GateSpec(min_win_rate=0.55), **numbers)),
+        [compared("w", Winner.NEW)],
+    )
+    gate = cases_by_name(root)["gate"]
+    assert outcome(gate) == "error"
+    error = child(gate, "error")
+    assert error.attrib["type"] == "GateUndecided"
+    assert error.attrib["message"] == (
+        "gate undecided: the judge could not tell the answers apart (position consistency "
+        "0% < 50%); no verdict"
+    )
+    assert "UNDECIDED win_rate 0.48, needs >= 0.55 (point estimate)" in (error.text or "")
+    assert "what to do: use a stronger judge" in (error.text or "")
+    assert root.attrib["failures"] == "0"
 
 
 def test_no_gate_no_gate_testcase():

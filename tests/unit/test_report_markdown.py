@@ -22,7 +22,8 @@ from judgecli.result import CaseResult, CaseStatus
 from judgecli.summary.agreement import AgreementSummary
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.compare import Delta
-from judgecli.summary.facts import CategorySummary, GateMetric, GateOn, GateResult
+from judgecli.summary.facts import CategorySummary
+from judgecli.summary.gate_records import GateMetric, GateOn, GateResult
 from judgecli.summary.head import run_facts
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.refine import RefineSummary

@@ -21,7 +21,8 @@ from judgecli.report.html import render_html
 from judgecli.report.junit import render_junit
 from judgecli.report.markdown import headline, render_markdown, sections, terminal_tables
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, RepeatVerdict, Winner
-from judgecli.summary.facts import GateCheck, GateMetric, GateOn, GateResult, Usage
+from judgecli.summary.facts import Usage
+from judgecli.summary.gate_records import GateCheck, GateMetric, GateOn, GateResult
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.score import ScoreSummary
 from judgecli.summary.stability import CategoryStability, SelfConsistency

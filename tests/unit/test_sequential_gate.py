@@ -8,8 +8,9 @@ import asyncio
 import pytest
 
 from judgecli.errors import ConfigError, InputError
-from judgecli.gate import GateOn, GateSpec, check_gate_mode, evaluate_gate, plan_sequential
+from judgecli.gate import GateOn, GateSpec, evaluate_gate, plan_sequential
 from judgecli.labels import Label, LabelSpace
+from judgecli.measured import check_gate_mode
 from judgecli.outcomes import human_means, label_value
 from judgecli.result import CaseResult, CaseStatus, Winner
 from judgecli.rubric import RubricKind
@@ -17,7 +18,7 @@ from judgecli.rubric_file import parse_rubric
 from judgecli.runner import run_cases
 from judgecli.sequential import SequentialGate, follow, sequential_summary, shuffled
 from judgecli.stats.sequential import Decision, run_sequential
-from judgecli.summary.facts import GateMetric
+from judgecli.summary.gate_records import GateMetric
 from judgecli.summary.pairwise import summarize_pairwise
 
 PAIRWISE = parse_rubric(
@@ -32,7 +33,11 @@ GATE = SequentialGate(metric=GateMetric.WIN_RATE, threshold=0.55)
 
 
 def won(case_id: str, winner: Winner = Winner.NEW) -> CaseResult:
-    return CaseResult(id=case_id, status=CaseStatus.OK, winner=winner, rubric_hash="h")
+    # Both orders agreed: a run judged with flip below the consistency floor decides no
+    # gate (issue 29), and these cases stand for a judge that can tell answers apart.
+    return CaseResult(
+        id=case_id, status=CaseStatus.OK, winner=winner, consistent=True, rubric_hash="h"
+    )
 
 
 def failed(case_id: str) -> CaseResult:
@@ -125,7 +130,9 @@ def test_gate_mode_errors_when_the_run_lacks_the_numbers(tmp_path):
     ("spec", "message"),
     [
         (GateSpec(), "stops on one number"),
-        (GateSpec(min_win_rate=0.5, min_consistency=0.8), "stops on one number"),
+        # Issue 29: --min-consistency is the floor the verdicts stand on, which a
+        # sequential run may set; another threshold is still refused.
+        (GateSpec(min_win_rate=0.5, max_loss_rate=0.2), "stops on one number"),
         (GateSpec(min_win_rate=0.5, on=GateOn.LOWER_BOUND), "--on lower-bound"),
         (GateSpec(min_win_rate=0.0), "leaves nothing to decide"),
     ],
@@ -133,6 +140,12 @@ def test_gate_mode_errors_when_the_run_lacks_the_numbers(tmp_path):
 def test_plan_sequential_refuses_what_it_cannot_follow(spec, message):
     with pytest.raises(ConfigError, match=message):
         plan_sequential(spec, PAIRWISE, seed=0)
+
+
+def test_plan_sequential_takes_a_consistency_floor():
+    # Issue 29: the floor is not a number to stop on; the run follows its one bar.
+    gate = plan_sequential(GateSpec(min_win_rate=0.55, min_consistency=0.6), PAIRWISE, seed=0)
+    assert (gate.metric, gate.threshold) == (GateMetric.WIN_RATE, 0.55)
 
 
 def test_plan_sequential_on_a_mean_uses_the_scale():

@@ -3,7 +3,7 @@ from math import sqrt
 import numpy as np
 import pytest
 
-from judgecli.stats.intervals import normal_quantile
+from judgecli.stats.intervals import normal_quantile, wilson_interval
 from judgecli.stats.pairwise import (
     cases_needed,
     consistency_rate,
@@ -120,42 +120,71 @@ def test_mean_length_is_the_mean(lengths, expected):
 
 
 def test_cases_needed_for_a_60_percent_rate_to_clear_50_percent_is_93():
-    # z = 1.959964, z² = 3.841459; rate(1 − rate) = 0.6 · 0.4 = 0.24; (rate − threshold)² = 0.01.
-    # n > 3.841459 · 0.24 / 0.01 = 92.195 → n = 93.
-    # Check: n = 93: 0.6 − 1.959964 · √(0.24/93) = 0.6 − 0.099566 = 0.500434 > 0.5;
-    #        n = 92: 0.6 − 1.959964 · √(0.24/92) = 0.6 − 0.100106 = 0.499894 ≤ 0.5.
-    assert cases_needed(0.6, 0.5) == 93
+    # No ties: the bootstrap's spread is the Wald variance rate(1 − rate) = 0.24.
+    # n ≥ 3.841459 · 0.24 / 0.01 = 92.195 → n = 93.
+    # Check: n = 93: 0.6 − 1.959964 · √(0.24/93) = 0.6 − 0.099566 = 0.500434 ≥ 0.5;
+    #        n = 92: 0.6 − 1.959964 · √(0.24/92) = 0.6 − 0.100106 = 0.499894 < 0.5.
+    assert cases_needed(60, 40, 0, 0.5) == 93
+
+
+def test_a_100_percent_win_rate_needs_the_cases_whose_wilson_bound_clears_the_bar():
+    # Issue 29 (review finding 14): 5 wins of 5 against 0.9 said "about 1 cases in all":
+    # the Wald variance is 0 at rate 1. The gate's interval there is Wilson's, whose lower
+    # bound at k of k is k / (k + z²): 35/38.841459 = 0.90110 ≥ 0.9, 34/37.841459 = 0.89849.
+    # statsmodels.stats.proportion.proportion_confint(35, 35, method="wilson")[0] =
+    # 0.9010990076755958; (34, 34): 0.8984854458466761.
+    assert cases_needed(5, 0, 0, 0.9) == 35
+    assert cases_needed(1, 0, 0, 0.5) == 4  # 4/(4 + z²) = 0.510; 3/(3 + z²) = 0.438
+
+
+def test_ties_narrow_the_spread_and_so_the_cases_needed():
+    # 55 wins, 35 losses, 10 ties: rate 0.6, outcome variance (55 + 10/4)/100 − 0.36 = 0.215
+    # (not the Wald 0.24): n ≥ 3.841459 · 0.215 / 0.05² = 330.37 → 331 (Wald: 369).
+    assert cases_needed(55, 35, 10, 0.55) == 331
 
 
 @pytest.mark.parametrize(
-    ("rate", "threshold", "confidence", "expected"),
+    ("counts", "threshold", "confidence", "expected"),
     [
         # z(0.90)² = 1.644854² = 2.705543; 2.705543 · 0.24 / 0.01 = 64.93 → 65.
-        pytest.param(0.6, 0.5, 0.90, 65, id="90%-needs-fewer"),
+        pytest.param((60, 40, 0), 0.5, 0.90, 65, id="90%-needs-fewer"),
         # 3.841459 · 0.7 · 0.3 / 0.2² = 3.841459 · 5.25 = 20.17 → 21.
-        pytest.param(0.7, 0.5, 0.95, 21, id="larger-margin"),
-        pytest.param(1.0, 0.5, 0.95, 1, id="perfect-rate-needs-one-case"),
-        pytest.param(0.5, 0.5, 0.95, None, id="rate-at-threshold-never-clears"),
-        pytest.param(0.4, 0.5, 0.95, None, id="rate-below-threshold-never-clears"),
+        pytest.param((7, 3, 0), 0.5, 0.95, 21, id="larger-margin"),
+        # Every case a tie: the gate's interval is Wilson's on n/2 of n, whose lower bound
+        # is 0.40042 at n = 93 and 0.39990 at n = 92 (wilson_interval(46.5, 93), (46, 92)).
+        pytest.param((0, 0, 4), 0.4, 0.95, 93, id="all-ties-by-wilson"),
+        pytest.param((1, 1, 0), 0.5, 0.95, None, id="rate-at-threshold-never-clears"),
+        pytest.param((4, 6, 0), 0.5, 0.95, None, id="rate-below-threshold-never-clears"),
+        pytest.param((0, 0, 0), 0.5, 0.95, None, id="no-cases"),
     ],
 )
-def test_cases_needed_edge_cases(rate, threshold, confidence, expected):
-    assert cases_needed(rate, threshold, confidence=confidence) == expected
+def test_cases_needed_edge_cases(counts, threshold, confidence, expected):
+    assert cases_needed(*counts, threshold, confidence=confidence) == expected
 
 
 def test_cases_needed_is_the_smallest_sufficient_number_on_a_grid():
     z = normal_quantile(0.95)
-    for rate in np.linspace(0.05, 0.99, 20):
-        for threshold in np.linspace(0.0, rate - 0.01, 7):
-            n = cases_needed(float(rate), float(threshold))
-            assert n is not None
-            assert rate - z * sqrt(rate * (1 - rate) / n) > threshold
-            assert n == 1 or rate - z * sqrt(rate * (1 - rate) / (n - 1)) <= threshold
+    for wins in range(1, 40, 3):
+        for losses in range(1, 40, 5):
+            rate = wins / (wins + losses)
+            for threshold in np.linspace(0.0, rate - 0.01, 5):
+                n = cases_needed(wins, losses, 0, float(threshold))
+                assert n is not None
+                assert rate - z * sqrt(rate * (1 - rate) / n) >= threshold
+                assert n == 1 or rate - z * sqrt(rate * (1 - rate) / (n - 1)) < threshold
 
 
-def test_cases_needed_rejects_rates_outside_zero_and_one():
+def test_cases_needed_at_100_percent_is_the_smallest_wilson_clearing_n_on_a_grid():
+    for threshold in np.linspace(0.05, 0.99, 30):
+        n = cases_needed(3, 0, 0, float(threshold))
+        assert n is not None
+        assert wilson_interval(n, n)[0] >= threshold
+        assert n == 1 or wilson_interval(n - 1, n - 1)[0] < threshold
+
+
+def test_cases_needed_rejects_a_threshold_outside_zero_and_one():
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        cases_needed(1.2, 0.5)
+        cases_needed(3, 1, 0, 1.2)
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from scipy.stats import bootstrap
 
 from judgecli.stats.calibration import brier_score
 from judgecli.stats.resampling import (
-    cluster_bootstrap_intervals,
+    cluster_bootstrap,
     clusters_of,
     constant_in,
     each_resample,
@@ -21,7 +21,7 @@ def mean_of(values):
 
 
 def interval(statistic, clusters, **kwargs):
-    return cluster_bootstrap_intervals({"x": statistic}, clusters, **kwargs)["x"]
+    return cluster_bootstrap({"x": statistic}, clusters, **kwargs)["x"].ci
 
 
 def test_clusters_of_groups_rows_by_case_in_first_seen_order():
@@ -113,10 +113,11 @@ def test_a_statistic_of_row_indices_through_each_resample():
 def test_every_statistic_sees_the_same_resamples():
     data = np.random.default_rng(9).normal(size=40)
     clusters = clusters_of([i // 2 for i in range(40)])
-    both = cluster_bootstrap_intervals(
+    both = cluster_bootstrap(
         {"mean": mean_of(data), "twice": lambda c: 2 * mean_of(data)(c)}, clusters, seed=2
     )
-    assert both["twice"] == pytest.approx(tuple(2 * x for x in both["mean"]), abs=1e-12)
+    twice, once = both["twice"].ci, both["mean"].ci
+    assert twice == pytest.approx(tuple(2 * x for x in once), abs=1e-12)
 
 
 @pytest.mark.parametrize(

@@ -113,7 +113,12 @@ def test_a_category_of_one_case_without_pass_outcome_has_undefined_intervals():
     result = by_category([None], [2.0], [None])
     assert result == {
         "(none)": CategoryStats(
-            n=1, mean=2.0, mean_ci=(None, None), pass_rate=None, pass_rate_ci=(None, None)
+            n=1,
+            mean=2.0,
+            mean_ci=(None, None),
+            pass_rate=None,
+            pass_rate_ci=(None, None),
+            mean_ci_why="one case: no spread to measure",
         )
     }
 
@@ -125,6 +130,7 @@ def test_a_small_category_without_spread_has_no_mean_interval_and_a_wide_pass_in
     result = by_category(["travel"] * 4, [3.0] * 4, [True] * 4)
     assert result["travel"].mean == 3.0
     assert result["travel"].mean_ci == (None, None)
+    assert result["travel"].mean_ci_why == "no spread: every score is 3"
     assert result["travel"].pass_rate_ci == pytest.approx((0.5101091635454027, 1.0), rel=1e-12)
 
 

@@ -19,10 +19,7 @@ from judgecli.judge.protocol import JudgeReply
 from judgecli.refine import Generation, RefineSettings, attempts_of, generation_usage, refine_case
 from judgecli.result import CaseResult, CaseStatus, Judgement, Tier
 from judgecli.summary.cascade import summarize_cascade, tier_usage
-from judgecli.summary.facts import (
-    TierUsage,
-    Usage,
-)
+from judgecli.summary.facts import TierUsage, Usage
 from judgecli.summary.head import usage_of
 from judgecli.summary.refine import summarize_refine
 from judgecli.summary.run import summary_json

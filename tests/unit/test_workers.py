@@ -29,11 +29,15 @@ from judgecli.errors import (
     JudgeError,
     JudgeUnavailableError,
     RubricError,
+    RunDirectoryError,
     RunIncompleteError,
     RunInterruptedError,
+    RunInUseError,
+    RunStorageError,
     TooManyFailuresError,
 )
 from judgecli.judge.formats import FormatMode
+from judgecli.judge.halt import Halted
 from judgecli.judging import ended_warnings, merged_formats
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.runner import ResultSink
@@ -130,6 +134,9 @@ JUDGE_ERRORS = [
     TooManyFailuresError("too many"),
     BudgetExceededError("over budget", hint="raise --max-cost"),
     JudgeUnavailableError("the judge cannot be used", hint="check the key"),
+    RunDirectoryError("run: read-only", hint="choose another --out"),
+    RunInUseError("run is in use", hint="wait for it"),
+    RunStorageError("no space left", hint="free space"),
 ]
 
 
@@ -142,6 +149,14 @@ def test_an_error_of_ours_crosses_to_the_parent_as_itself(error):
     assert (again.message, again.hint, str(again)) == (error.message, error.hint, str(error))
     assert again.exit_code == error.exit_code
     assert carried.stop.drains == (isinstance(error, RunIncompleteError) and error.drains)
+
+
+def test_a_halted_worker_crosses_to_the_parent_as_an_interrupted_run():
+    # Issue 29: a worker stopped by a signal ends with judge.halt.Halted, which is no name
+    # in judgecli.errors; it must not come back as a crash ("a bug in judge").
+    again = Stop.of(Halted("stopped by SIGTERM: finished cases are saved")).error()
+    assert type(again) is RunInterruptedError
+    assert again.message == "stopped by SIGTERM: finished cases are saved"
 
 
 def test_the_path_of_a_dataset_error_stays_in_its_message():
