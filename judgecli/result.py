@@ -32,6 +32,10 @@ class Winner(StrEnum):
     TIE = "tie"
 
 
+OUTCOME = {Winner.NEW: 1.0, Winner.TIE: 0.5, Winner.OLD: 0.0}
+"""NEW's outcome of a pairwise verdict: what its win rate is the mean of (ties count half)."""
+
+
 class Tier(StrEnum):
     """Which judge of a cascade (`--screen`) decided a case."""
 

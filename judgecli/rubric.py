@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 # Fields a template may name. Pairwise templates use output_a/output_b, filled by the
 # prompt builder from the two cases of a pair (the order decides which is which).
-# `conversation` is a case's turns before the answer graded (judgecli.conversation).
+# `conversation` is a case's turns before the answer graded (judgecli.inputs.conversation).
 CASE_FIELDS = frozenset({"input", "output", "reference", "context", "category", "conversation"})
 PAIRWISE_FIELDS = frozenset({"output_a", "output_b"})
 # Fields a pairwise template may not name, and what it names instead.

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from judgecli.inputs.rubric_file import parse_rubric
 from judgecli.rubric import Rubric
-from judgecli.rubric_file import parse_rubric
 
 DATA = Path(__file__).resolve().parent / "data"
 """Test data kept in the repository (tests/data/*/SOURCE.md says where each set comes from)."""

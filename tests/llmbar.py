@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgecli.debias import FlipPolicy, combine_winners, reconcile_flip, to_winner
+from judgecli.grading.debias import FlipPolicy, combine_winners, reconcile_flip, to_winner
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, Winner
 from judgecli.verdict import Position, Verdict
 from tests.conftest import DATA

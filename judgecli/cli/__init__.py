@@ -11,4 +11,17 @@ that sets up the process first (startup.py).
 
 This package imports nothing itself: a command module imported here would load for every
 command.
+
+- `app`: the typer app, `exits_with_code`, the consoles, the commands' order
+- `main`: the app with every command registered (for in-process callers)
+- `score`, `pairwise`, `calibrate`, `refine`, `arena`: the judging commands
+- `drift`, `rejudge`: `judge drift`, and re-judging a run's anchor set for it
+- `gate`, `report`, `resume`, `merge`, `collect`: commands over finished (or stopped) runs
+- `review`, `rubrics`, `cache`: the review sheet, the rubric library, the reply cache
+- `simulate`, `demo`, `demo_data`: the bundled simulator, the offline demo and its datasets
+- `flags`, `options`, `inputs`, `invocation`: the shared flags as typer options, the
+  options a few commands share, what every judging command does first, the command line
+  rebuilt
+- `render`, `progress`, `streams`, `retry_advice`: printing a finished run, progress on
+  stderr, consoles that keep lines whole, what to run after a run that lost cases
 """

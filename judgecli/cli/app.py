@@ -223,7 +223,7 @@ def exits_with_code(command: Callable[P, ExitCode | None]) -> Callable[P, None]:
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
-        from judgecli.config import debug_enabled  # lazy: keeps `judge --help` fast
+        from judgecli.settings.config import debug_enabled  # lazy: keeps `judge --help` fast
 
         try:
             with warnings_shown(), run_dirs_released():

@@ -24,7 +24,7 @@ from judgecli.cli.options import (
     choice,
 )
 from judgecli.errors import ExitCode
-from judgecli.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, JudgeFlags
+from judgecli.settings.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, JudgeFlags
 
 if TYPE_CHECKING:
     from judgecli.summary.arena import ArenaSummary
@@ -148,17 +148,17 @@ def arena_command(
     is compared on each case with a pairwise rubric, in both orders, and a Bradley–Terry
     model turns the verdicts into scores with 95% intervals and ranks.
     """
-    from judgecli.arena.gate import ArenaGateSpec
-    from judgecli.arena.run import run_arena
-    from judgecli.arena.schedule import Schedule
-    from judgecli.arena.setup import set_up_arena
     from judgecli.cli.flags import show_progress
     from judgecli.cli.inputs import judge_config, named_rubric
     from judgecli.cli.invocation import invocation
-    from judgecli.config import step_summary_path
-    from judgecli.debias import FlipPolicy
-    from judgecli.pairwise import check_rubric_kind
-    from judgecli.repeats import repeats_warning
+    from judgecli.commands.arena.gate import ArenaGateSpec
+    from judgecli.commands.arena.run import run_arena
+    from judgecli.commands.arena.schedule import Schedule
+    from judgecli.commands.arena.setup import set_up_arena
+    from judgecli.commands.pairwise import check_rubric_kind
+    from judgecli.grading.debias import FlipPolicy
+    from judgecli.grading.repeats import repeats_warning
+    from judgecli.settings.config import step_summary_path
 
     rubric_path, loaded = named_rubric(rubric)
     check_rubric_kind(loaded, rubric_path)

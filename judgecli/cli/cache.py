@@ -28,7 +28,7 @@ STDIO = "-"
 @exits_with_code
 def stats_command() -> ExitCode:
     """Where the cache is, how many replies it holds, per model."""
-    from judgecli.config import cache_dir
+    from judgecli.settings.config import cache_dir
     from judgecli.store.cache import ReplyCache
 
     cache = ReplyCache(cache_dir())
@@ -50,7 +50,7 @@ def clear_command() -> ExitCode:
     """Delete every cached reply (the next runs pay for their calls again). A damaged cache
     file is removed whole, and an empty cache made in its place.
     """
-    from judgecli.config import cache_dir
+    from judgecli.settings.config import cache_dir
     from judgecli.store.cache import clear_cache
 
     cleared = clear_cache(cache_dir())
@@ -92,7 +92,7 @@ def export_command(
     that decides a call, the --api-base included: they answer the same requests sent to
     the same endpoint.
     """
-    from judgecli.config import cache_dir
+    from judgecli.settings.config import cache_dir
     from judgecli.store.cache import ReplyCache
     from judgecli.store.cache_transfer import export_entries, write_entries
 
@@ -127,7 +127,7 @@ def import_command(
     (first writer wins). All or nothing: a bad line in any FILE exits 2 naming FILE:LINE,
     and nothing is imported.
     """
-    from judgecli.config import cache_dir
+    from judgecli.settings.config import cache_dir
     from judgecli.store.cache import ReplyCache
 
     cache = ReplyCache(cache_dir())

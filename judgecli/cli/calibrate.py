@@ -18,7 +18,7 @@ from judgecli.cli.options import (
     MinStabilityOpt,
 )
 from judgecli.errors import ExitCode
-from judgecli.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, SUBSET_FLAGS, JudgeFlags
+from judgecli.settings.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, SUBSET_FLAGS, JudgeFlags
 
 
 @app.command("calibrate")
@@ -87,14 +87,14 @@ def calibrate_command(
     on: GateOnOpt = GateOnChoice.POINT,
 ) -> ExitCode:
     """Measure how well the judge agrees with human labels (and gate on it)."""
-    from judgecli import calibrate
     from judgecli.cli.inputs import check_repeat_gate, judge_config, named_rubric
     from judgecli.cli.review import rubric_of_run
-    from judgecli.config import step_summary_path
+    from judgecli.commands import calibrate
+    from judgecli.deciding.gate import GateOn, GateSpec
+    from judgecli.deciding.measured import check_calibrate_on
     from judgecli.errors import ConfigError
-    from judgecli.gate import GateOn, GateSpec
-    from judgecli.labels import parse_label_map
-    from judgecli.measured import check_calibrate_on
+    from judgecli.inputs.labels import parse_label_map
+    from judgecli.settings.config import step_summary_path
     from judgecli.store import default_run_dir
 
     gate = GateSpec(

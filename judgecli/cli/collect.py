@@ -34,10 +34,10 @@ def collect_command(
     then summary.json, the reports and the gate, as the online run would have them.
     Exit 3 while batches are still running (collect again later, or --wait).
     """
-    from judgecli.batch_record import SubmittedBatch
-    from judgecli.batching import collect_batches
     from judgecli.cli.resume import rerun, resumed_argv
-    from judgecli.merge import without_flags
+    from judgecli.running.batch_record import SubmittedBatch
+    from judgecli.running.batching import collect_batches
+    from judgecli.running.merge import without_flags
     from judgecli.store import read_run_info
 
     def show(batch: SubmittedBatch) -> None:

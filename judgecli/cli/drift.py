@@ -25,7 +25,7 @@ from judgecli.cli.rejudge import (
 from judgecli.errors import ExitCode
 
 if TYPE_CHECKING:
-    from judgecli.drift import Drift
+    from judgecli.summary.drift import Drift
 
 
 @app.command("drift")
@@ -75,10 +75,15 @@ def drift_command(
     --temperature and --no-cache are replaced.
     """
     from judgecli.cli.rejudge import rejudge
-    from judgecli.config import step_summary_path
-    from judgecli.drift import measure_drift
+    from judgecli.commands.drift.files import (
+        REJUDGED,
+        check_drift_dir,
+        read_audited_run,
+        write_drift,
+    )
+    from judgecli.commands.drift.measure import measure_drift
+    from judgecli.settings.config import step_summary_path
     from judgecli.store import default_run_dir
-    from judgecli.store.drift import REJUDGED, check_drift_dir, read_audited_run, write_drift
 
     change = JudgeChange(model or None, api_base, rubric, temperature, no_cache)
     check_usage(run_b, anchor, change)

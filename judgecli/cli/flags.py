@@ -4,7 +4,7 @@ flags do once the command has its run.
 Typer reads a command's options from its function's signature and has no parameter groups.
 So a judging command declares one `flags: JudgeFlags` parameter, and `@judge_flags(...)`
 shows typer a signature with one option per shared flag in its place, each made from the
-flag's declaration in judgecli/flags.py, then calls the command with their values gathered
+flag's declaration in judgecli/settings/flags.py, then calls the command with their values gathered
 into one JudgeFlags. A flag added there reaches every judging command from here unchanged.
 """
 
@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from judgecli.cli.app import stderr
 from judgecli.cli.options import judge_option
-from judgecli.flags import JudgeFlags, flag_fields
+from judgecli.settings.flags import JudgeFlags, flag_fields
 
 if TYPE_CHECKING:
     import typer
 
     from judgecli.cli.progress import RunProgress
     from judgecli.errors import ExitCode
-    from judgecli.job import Job
+    from judgecli.running.job import Job
     from judgecli.summary.run import RunSummary
 
 Command = Callable[..., "ExitCode"]
@@ -100,16 +100,16 @@ def run_and_report(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, Any]) ->
     from rich.markup import escape
 
     from judgecli.cli.invocation import invocation
-    from judgecli.config import step_summary_path
-    from judgecli.job import run_job
-    from judgecli.repeats import repeats_warning
+    from judgecli.grading.repeats import repeats_warning
+    from judgecli.running.job import run_job
+    from judgecli.settings.config import step_summary_path
 
     if job.config.batch:
         return submit_batch(job, argv=invocation(ctx), quiet=flags.quiet)
     if not flags.quiet and (said := repeats_warning(job.config.repeats, job.config.temperature)):
         stderr.print(f"[yellow]warning: {escape(said)}[/]")
     if job.config.workers > 1 and not flags.quiet:
-        from judgecli.workers import describe_shares
+        from judgecli.running.workers import describe_shares
 
         stderr.print(f"[dim]{describe_shares(job.config, job.config.workers)}[/]")
     with show_progress(flags, job.total) as progress:
@@ -127,8 +127,8 @@ def submit_batch(job: Job[Any, Any], *, argv: list[str], quiet: bool) -> ExitCod
     """--batch: submit the run's calls as provider batches, and say how to collect them."""
     from rich.markup import escape
 
-    from judgecli.batching import submit_job
     from judgecli.errors import ExitCode
+    from judgecli.running.batching import submit_job
 
     submitted = submit_job(job, argv=argv)
     record, run_dir = submitted.record, escape(str(submitted.run_dir))

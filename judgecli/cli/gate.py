@@ -56,12 +56,12 @@ def gate_command(
     from rich.markup import escape
 
     from judgecli.cli.render import print_undecided, report_console, verdict_style
-    from judgecli.consistency import gate_warnings
+    from judgecli.deciding.consistency import gate_warnings
+    from judgecli.deciding.gate import GateOn, GateSpec, evaluate_gate
+    from judgecli.deciding.measured import check_gate_mode
     from judgecli.errors import InputError, RunIncompleteError
-    from judgecli.gate import GateOn, GateSpec, evaluate_gate
-    from judgecli.measured import check_gate_mode
     from judgecli.report.markdown import gate_note, headline
-    from judgecli.store import read_summary
+    from judgecli.summary.run import read_summary
 
     spec = GateSpec(
         min_win_rate=min_win_rate,

@@ -10,17 +10,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from judgecli.config import RunConfig
-    from judgecli.deciding import Deciding
-    from judgecli.flags import JudgeFlags
-    from judgecli.gate import GateSpec
+    from judgecli.deciding.decision import Deciding
+    from judgecli.deciding.gate import GateSpec
     from judgecli.rubric import Rubric
+    from judgecli.settings.config import RunConfig
+    from judgecli.settings.flags import JudgeFlags
 
 
 def named_rubric(name: str) -> tuple[Path, Rubric]:
     """`--rubric` (a path or a library name) as its file and the loaded rubric."""
-    from judgecli.config import rubric_dirs
-    from judgecli.rubric_file import load_rubric
+    from judgecli.inputs.rubric_file import load_rubric
+    from judgecli.settings.config import rubric_dirs
 
     dirs = rubric_dirs()
     path = find_named_rubric(name, dirs)
@@ -34,7 +34,7 @@ def find_named_rubric(name: str, dirs: list[Path]) -> Path:
     import difflib
 
     from judgecli.errors import RubricError
-    from judgecli.rubric_library import find_rubric, library
+    from judgecli.inputs.rubric_library import find_rubric, library
 
     try:
         return find_rubric(name, dirs)
@@ -49,8 +49,8 @@ def find_named_rubric(name: str, dirs: list[Path]) -> Path:
 
 def judge_config(command: str, rubric: Rubric, flags: JudgeFlags) -> RunConfig:
     """The RunConfig of a command's shared flags (its --field mapping included)."""
-    from judgecli.config import build_run_config
     from judgecli.errors import ConfigError
+    from judgecli.settings.config import build_run_config
     from judgecli.store import default_run_dir
 
     if flags.force and flags.resume is not None:
@@ -90,8 +90,8 @@ def decision_inputs(
     labels of no case in `cases`) and read them. `--on sequential` is --sequential said
     the gate's way.
     """
-    from judgecli.deciding import Deciding
-    from judgecli.gate import GateOn, plan_sequential
+    from judgecli.deciding.decision import Deciding, plan_sequential
+    from judgecli.deciding.gate import GateOn
     from judgecli.stats.multiplicity import Correction
 
     check_corrected_gate(gate, labels)
@@ -103,8 +103,8 @@ def decision_inputs(
         gate = replace(gate, on=GateOn.SEQUENTIAL)
     human = None
     if labels is not None:
-        from judgecli.corrected import read_human_labels
-        from judgecli.labels import dataset_ids
+        from judgecli.deciding.corrected import read_human_labels
+        from judgecli.inputs.labels import dataset_ids
 
         human = read_human_labels(labels, rubric, dataset_ids(cases, config.field_map), cases)
     return Deciding(
@@ -117,8 +117,8 @@ def decision_inputs(
 
 def check_corrected_gate(gate: GateSpec, labels: Path | None) -> None:
     """ConfigError (exit 2) for --on corrected without --labels: nothing to correct with."""
+    from judgecli.deciding.gate import GateOn
     from judgecli.errors import ConfigError
-    from judgecli.gate import GateOn
 
     if gate.on in (GateOn.CORRECTED, GateOn.CORRECTED_LOWER_BOUND) and labels is None:
         raise ConfigError(

@@ -41,7 +41,7 @@ def merge_command(
     reports and gate come from the shards' command line, without --shard, judging nothing.
     """
     from judgecli.cli.resume import rerun, resumed_argv
-    from judgecli.merge import merge_shards
+    from judgecli.running.merge import merge_shards
     from judgecli.store import RunStore
 
     created = not out.exists()

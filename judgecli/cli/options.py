@@ -1,5 +1,6 @@
-"""Typer options: the shared judging flags made from their declarations (judgecli/flags.py),
-and the options a few commands share (the rubric, the gate's thresholds, pairwise's flips).
+"""Typer options: the shared judging flags made from their declarations
+(judgecli/settings/flags.py), and the options a few commands share (the rubric, the gate's
+thresholds, pairwise's flips).
 
 Every option that takes a value names it (`MODEL`, `N`, `USD`): typer would otherwise show
 Python types (`<list[str]>`, `<float range> [x>=0.001]`), which take half of an 80-column
@@ -19,7 +20,7 @@ from typing import Annotated, Any, TypeVar, get_args
 
 import typer
 
-from judgecli.flags import DATA, JUDGE, FlagField, flag_fields
+from judgecli.settings.flags import DATA, JUDGE, FlagField, flag_fields
 
 GATE = "Gate"
 E = TypeVar("E", bound=StrEnum)

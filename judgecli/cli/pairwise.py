@@ -26,7 +26,7 @@ from judgecli.cli.options import (
     SequentialOpt,
 )
 from judgecli.errors import ExitCode
-from judgecli.flags import JudgeFlags
+from judgecli.settings.flags import JudgeFlags
 
 
 @app.command("pairwise")
@@ -58,15 +58,15 @@ def pairwise_command(
     allow_partial: AllowPartialOpt = False,
 ) -> ExitCode:
     """Compare NEW against OLD, case by case (joined on id), with a pairwise rubric."""
-    from judgecli import pairwise
     from judgecli.cli.inputs import (
         decision_inputs,
         judge_config,
         named_rubric,
     )
-    from judgecli.debias import FlipPolicy
-    from judgecli.gate import GateOn, GateSpec
-    from judgecli.pairs import scan_pairs
+    from judgecli.commands import pairwise
+    from judgecli.deciding.gate import GateOn, GateSpec
+    from judgecli.grading.debias import FlipPolicy
+    from judgecli.inputs.pairs import scan_pairs
 
     rubric_path, loaded = named_rubric(rubric)
     pairwise.check_rubric_kind(loaded, rubric_path)

@@ -11,7 +11,7 @@ from judgecli.cli.app import app, exits_with_code
 from judgecli.cli.flags import judge_flags, run_and_report
 from judgecli.cli.options import RubricOpt
 from judgecli.errors import ExitCode
-from judgecli.flags import CASCADE_FLAGS, REPEAT_FLAGS, SCALE_OUT_FLAGS, JudgeFlags
+from judgecli.settings.flags import CASCADE_FLAGS, REPEAT_FLAGS, SCALE_OUT_FLAGS, JudgeFlags
 
 GENERATE = "Generate"
 
@@ -92,10 +92,10 @@ def refine_command(
 ) -> ExitCode:
     """Answer each case with --generator, judge it, and retry with the judge's feedback."""
     # Imported here so `judge --help` stays fast.
-    from judgecli import refine
     from judgecli.cli.inputs import judge_config, named_rubric
-    from judgecli.config import model_settings
-    from judgecli.dataset import scan_dataset
+    from judgecli.commands import refine
+    from judgecli.inputs.dataset import scan_dataset
+    from judgecli.settings.config import model_settings
 
     template = feedback_template or refine.DEFAULT_FEEDBACK_TEMPLATE
     refine.check_template(template)

@@ -26,7 +26,7 @@ from judgecli.cli.app import stderr
 from judgecli.errors import ConfigError, ExitCode, InputError
 
 if TYPE_CHECKING:
-    from judgecli.audit import AuditedRun
+    from judgecli.commands.drift.audit import AuditedRun
 
 REPLACEABLE = "--model, --api-base, --rubric, --temperature and --no-cache"
 """The options of the stored command line that `judge drift --anchor` replaces (--help)."""
@@ -228,8 +228,8 @@ def anchor_ids(anchors: list[Path], field_map: dict[str, str]) -> set[str]:
     """The case ids of the anchor file(s) (pairwise: those in both); DatasetError naming
     file:line for a line that is not a case.
     """
-    from judgecli.dataset import parse_case
-    from judgecli.jsonl import iter_lines
+    from judgecli.inputs.dataset import parse_case
+    from judgecli.inputs.jsonl import iter_lines
 
     found: set[str] | None = None
     for path in anchors:
@@ -255,8 +255,8 @@ def check_anchors(run: AuditedRun, anchors: list[Path]) -> None:
 
 def checked_rubric(run: AuditedRun, name: str) -> str:
     """The --rubric given, as an absolute path, checked to grade RUN_A's kind of verdict."""
-    from judgecli.audit import verdict_kind
     from judgecli.cli.inputs import named_rubric
+    from judgecli.commands.drift.audit import verdict_kind
 
     path, rubric = named_rubric(name)
     kind = verdict_kind(run)
@@ -282,7 +282,7 @@ def rejudge(
     its exit code (the re-judged run's report goes to stderr: stdout is the drift's).
     """
     from judgecli.cli.resume import rerun
-    from judgecli.store.drift import remove_if_empty
+    from judgecli.commands.drift.files import remove_if_empty
 
     check_anchors(run, anchors)
     if change.rubric is not None:

@@ -21,7 +21,7 @@ from judgecli.report.markdown import gate_note, headline, terminal_tables
 from judgecli.summary.run import RunSummary, summary_json
 
 if TYPE_CHECKING:
-    from judgecli.gate import GateResult
+    from judgecli.deciding.gate import GateResult
 
 VERDICT_COLOURS = {"PASS": "bold green", "FAIL": "bold red", "UNDECIDED": "bold yellow"}
 

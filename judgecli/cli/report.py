@@ -33,7 +33,9 @@ def report_command(
 
     from judgecli.cli.render import print_json, print_summary, report_console
     from judgecli.report.compare import compare_tables
-    from judgecli.run import compare_finished_runs, load_run, write_reports
+    from judgecli.running.job import write_reports
+    from judgecli.summary.compare import compare_finished_runs
+    from judgecli.summary.run import load_run
 
     out = report_console(json_output=json_output)
     if other is None:

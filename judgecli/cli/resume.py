@@ -27,7 +27,7 @@ from judgecli.errors import ExitCode, InputError
 REPLACED = {"--out", "-o", "--resume"}
 DROPPED = {"--retry-failed", "--force"}
 ADJUSTABLE = ("max_tokens", "max_retries", "timeout", "concurrency", "rpm", "tpm", "max_cost")
-"""The shared flags a resume may change (their declarations in judgecli/flags.py): how the
+"""The shared flags a resume may change (their declarations in judgecli/settings/flags.py): how the
 calls are made, never what decides a verdict, so the cases judged before and after the
 change stay comparable."""
 
@@ -61,7 +61,7 @@ def resumed_argv(
     """The original arguments, pointed at RUN_DIR with --resume, each adjustable setting
     given in `changes` (by field name: `{"max_tokens": 600}`) replacing the recorded one.
     """
-    from judgecli.merge import without_flags
+    from judgecli.running.merge import without_flags
 
     spellings = {name: shared_flag(name).flag.names for name in ADJUSTABLE}
     args = without_flags(argv[1:], REPLACED | {n for s in spellings.values() for n in s}, DROPPED)

@@ -10,7 +10,7 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from judgecli.config import DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
+from judgecli.settings.config import DEFAULT_MAX_RETRIES, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT_S
 
 # The words each failure is recorded with (asking.cut_off, judge/client.py, judge/failures.py).
 CUT_OFF = re.compile(r"cut off at --max-tokens (\d+)")

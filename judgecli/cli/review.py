@@ -70,7 +70,7 @@ def export_command(
     its key kept in RUN_DIR/review-key.json. Hand it back with
     `judge calibrate --results RUN_DIR/results.jsonl --labels SHEET`.
     """
-    from judgecli import review
+    from judgecli.inputs import review
     from judgecli.store import RESULTS, read_results, read_run_info
     from judgecli.store.lock import hold_run_dir
     from judgecli.store.sheets import SheetFormat, record_export, review_key, write_sheet

@@ -20,9 +20,9 @@ app.add_typer(rubrics_app, name="rubrics")
 @exits_with_code
 def list_command() -> ExitCode:
     """List the library: bundled rubrics and those in $JUDGE_RUBRICS_PATH folders."""
-    from judgecli.config import rubric_dirs
-    from judgecli.rubric_file import load_rubric
-    from judgecli.rubric_library import library
+    from judgecli.inputs.rubric_file import load_rubric
+    from judgecli.inputs.rubric_library import library
+    from judgecli.settings.config import rubric_dirs
 
     table = Table(title="rubric library")
     for name in ("name", "kind", "scale"):
@@ -55,7 +55,7 @@ def show_command(
     messages the judge would get for a sample case.
     """
     from judgecli.cli.inputs import named_rubric
-    from judgecli.prompt import preview_messages
+    from judgecli.grading.prompt import preview_messages
 
     path, rubric = named_rubric(name)
     print(path.read_text(encoding="utf-8"), end="")
@@ -67,7 +67,7 @@ def show_command(
 
 def sample_case_file(name: str) -> Path | None:
     """datasets/<name>.jsonl beside the bundled library, when it exists."""
-    from judgecli.rubric_library import LIBRARY_DIR
+    from judgecli.inputs.rubric_library import LIBRARY_DIR
 
     candidate = LIBRARY_DIR.parent / "datasets" / f"{name}.jsonl"
     return candidate if candidate.exists() else None
@@ -81,9 +81,9 @@ def validate_command(
     """Check every rubric file: `FILE: ok (...)` on stdout, or its error (file:line and the
     fix) on stderr; exit 2 when any is invalid.
     """
-    from judgecli.config import rubric_dirs
     from judgecli.errors import RubricError
-    from judgecli.rubric_file import load_rubric
+    from judgecli.inputs.rubric_file import load_rubric
+    from judgecli.settings.config import rubric_dirs
 
     invalid = 0
     for path in files:

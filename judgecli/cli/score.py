@@ -22,7 +22,7 @@ from judgecli.cli.options import (
     SequentialOpt,
 )
 from judgecli.errors import ExitCode
-from judgecli.flags import JudgeFlags
+from judgecli.settings.flags import JudgeFlags
 
 
 @app.command("score")
@@ -47,14 +47,14 @@ def score_command(
 ) -> ExitCode:
     """Grade every case of DATASET with a pointwise or binary rubric."""
     # Imported here so `judge --help` stays fast (numpy, pydantic models, rich.progress).
-    from judgecli import score
     from judgecli.cli.inputs import (
         decision_inputs,
         judge_config,
         named_rubric,
     )
-    from judgecli.dataset import scan_dataset
-    from judgecli.gate import GateOn, GateSpec
+    from judgecli.commands import score
+    from judgecli.deciding.gate import GateOn, GateSpec
+    from judgecli.inputs.dataset import scan_dataset
 
     rubric_path, loaded = named_rubric(rubric)
     score.check_rubric_kind(loaded, rubric_path)

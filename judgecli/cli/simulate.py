@@ -21,7 +21,7 @@ import typer
 
 from judgecli.cli.app import app, exits_with_code, stderr
 from judgecli.errors import ConfigError, ExitCode
-from judgecli.startup import resume_gc
+from judgecli.gc_pause import resume_gc
 
 MAX_PORT = 65535
 # Panels keep each options table narrow enough that no flag name is cut at 80 columns.
@@ -264,7 +264,7 @@ def simulate_command(
             f"--model openai/sim --api-base {url}/v1"
         )
 
-    resume_gc()  # a server runs for hours: it collects its garbage (startup.py)
+    resume_gc()  # a server runs for hours: it collects its garbage (gc_pause.py)
     try:
         asyncio.run(serve_forever(config, on_ready=ready))
     except KeyboardInterrupt:

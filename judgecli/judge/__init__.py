@@ -1,8 +1,12 @@
 """The judge client: how a judge model is called, and the only package that talks to
 LiteLLM (lazily: it takes seconds to import).
 
-- `client`: JudgeRequest, JudgeReply, JudgeCallError, the JudgeClient protocol and
-  LiteLLMClient, with its retry loop
+- `protocol`: what a judge call is: JudgeRequest (and its cache key), JudgeReply,
+  JudgeCallError, the JudgeClient protocol
+- `client`: LiteLLMClient, with its retry loop
+- `halt`: the grace a first SIGTERM or Ctrl-C gives the calls in flight
+- `rate_headers`: a server's x-ratelimit headers read
+- `batches`: a provider's batch API through LiteLLM (--batch)
 - `provider`: LiteLLM imported offline and quiet; prices; the checks before the first call
 - `failures`: what a failed call means, and how to say it on one line
 - `breaker`: stop a run whose endpoint cannot serve it

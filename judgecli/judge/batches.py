@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from judgecli.config import ModelSettings, Price
 from judgecli.errors import ConfigError
 from judgecli.judge.formats import FormatMode, wire_format
 from judgecli.judge.protocol import JudgeReply, JudgeRequest
 from judgecli.judge.provider import model_price
 from judgecli.judge.token_logprobs import token_logprobs
+from judgecli.settings.config import ModelSettings, Price
 
 BATCH_PROVIDERS = ("openai",)
 ENDPOINT = "/v1/chat/completions"

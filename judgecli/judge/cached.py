@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from judgecli.config import ModelSettings
 from judgecli.judge.protocol import JudgeClient, JudgeReply, JudgeRequest
+from judgecli.settings.config import ModelSettings
 from judgecli.store.cache import ReplyCache
 
 

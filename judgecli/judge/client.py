@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from judgecli.config import ModelSettings
 from judgecli.errors import JudgeError
 from judgecli.judge.breaker import CallFailure, CircuitBreaker
 from judgecli.judge.budget import BudgetGuard
@@ -38,6 +37,7 @@ from judgecli.judge.provider import (
 )
 from judgecli.judge.rate_headers import rate_limit_info, retry_after_s
 from judgecli.judge.token_logprobs import LogprobsWatch, token_logprobs
+from judgecli.settings.config import ModelSettings
 from judgecli.usage import CALLS_SENT, Tokens
 
 # A refused connection or an unknown host is retried this often (the server may be

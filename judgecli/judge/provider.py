@@ -19,9 +19,9 @@ import sys
 import warnings
 from types import ModuleType
 
-from judgecli.config import ModelSettings, Price
 from judgecli.errors import ConfigError
-from judgecli.startup import gc_paused
+from judgecli.gc_pause import gc_paused
+from judgecli.settings.config import ModelSettings, Price
 
 
 def import_litellm() -> ModuleType:
@@ -33,7 +33,7 @@ def import_litellm() -> ModuleType:
     os.environ.setdefault("LITELLM_LOG", "ERROR")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # token_counter must not download tokenizers
     if "litellm" not in sys.modules:
-        # Without collections, the import takes ~2.3 s rather than ~2.8 (startup.py).
+        # Without collections, the import takes ~2.3 s rather than ~2.8 (gc_pause.py).
         with gc_paused():
             import litellm
     import litellm

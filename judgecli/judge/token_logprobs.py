@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgecli.config import ModelSettings
 from judgecli.errors import ConfigError
 from judgecli.judge.breaker import CircuitBreaker
 from judgecli.judge.failures import FORMAT_WORDS
+from judgecli.settings.config import ModelSettings
 
 # A logprob a server leaves out or sends as -inf: no probability, and storable as JSON.
 NO_CHANCE = -1e4

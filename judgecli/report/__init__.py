@@ -14,8 +14,8 @@ They return text; the store writes it.
 - `html_flips`: a drift page's searchable table of the flipped cases
 - `svg`, `charts`, `bars`, `forest`: the inline SVG charts
 - `escape`: the HTML, SVG and XML escapes, table-driven
-- `junit`: results.junit.xml for CI test reporters; `junit_arena` an arena's; `junit_xml`
-  the XML they are written as
+- `junit`, `junit_arena`: results.junit.xml for CI test reporters (an arena's)
+- `junit_xml`: the JUnit XML they are written as
 - `decision`: the gate's verdict line and checks
 - `arena`, `weighted`: an arena's leaderboard; the probability-weighted rates
 - `drift`: `judge drift`'s headline, tables, report.md and report.html

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from judgecli.report.cells import NA, Section, fmt_ci, fmt_pct
-from judgecli.summary.arena_length import OutcomeKind
+from judgecli.summary.length_control import OutcomeKind
 
 if TYPE_CHECKING:
     from judgecli.summary.arena import ArenaSummary

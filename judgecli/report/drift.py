@@ -28,8 +28,7 @@ from judgecli.report.markdown import markdown_page
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from judgecli.drift import Drift
-    from judgecli.summary.drift import DriftSummary, Flip
+    from judgecli.summary.drift import Drift, DriftSummary, Flip
 
 FLIPS_LISTED = 50
 """report.md lists this many flipped cases (flips.jsonl and report.html hold them all)."""

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judgecli.debias import to_winner
+from judgecli.grading.debias import to_winner
 from judgecli.report.decision import metric_name
 from judgecli.report.junit_xml import (
     Ending,

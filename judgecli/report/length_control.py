@@ -8,7 +8,7 @@ the number AlpacaEval publishes.
 from __future__ import annotations
 
 from judgecli.report.cells import NA, fmt_ci, fmt_pct
-from judgecli.summary.arena_length import OutcomeKind
+from judgecli.summary.length_control import OutcomeKind
 from judgecli.summary.pairwise import PairwiseSummary
 
 LABEL = "win rate, length-controlled†"

@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from judgecli.errors import DatasetError
-from judgecli.jsonl import iter_lines, parse_object
-from judgecli.prompt import fence
+from judgecli.grading.prompt import fence
+from judgecli.inputs.jsonl import iter_lines, parse_object
 
 TruthValue = int | float | str
 

@@ -82,8 +82,8 @@ def _tag(texts: list[str], name: str) -> str | None:
     return None
 
 
-# A conversation's turns, each fenced by its role (judgecli.conversation). Read left to right,
-# a tag planted inside a turn stays part of that turn: its closing role tags are escaped.
+# A conversation's turns, each fenced by its role (judgecli.inputs.conversation). Read left
+# to right, a tag planted inside a turn stays part of that turn: its closing role tags are escaped.
 _TURN = re.compile(r"<(system|user|assistant)>\n(.*?)\n</\1>", re.DOTALL)
 
 

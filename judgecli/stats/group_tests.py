@@ -71,7 +71,7 @@ def welch_test(group: Sequence[float], rest: Sequence[float]) -> float | None:
     This is the large-sample test. For small samples of a discrete scale the t
     distribution is only approximate, worst far in the tail: 10 scores on a 1–5 scale get
     p < 0.005 up to ~1.6 times as often as they should (the simulation in
-    tests/unit/test_stats_multiplicity.py), which matters once Holm compares the smallest
+    tests/unit/stats/test_multiplicity.py), which matters once Holm compares the smallest
     of ten p-values with 0.005; ``permutation_test`` is valid at any size.
 
     Returns:

@@ -8,7 +8,7 @@ arrays). Against 40-digit references (mpmath, exact binomial sums) they are good
 relative 5e-14 for values above 1e-15 and 4e-13 in tails down to 1e-300, df from 0.1 to
 1e15, binomial n up to 100,000; scipy 1.17 itself is off by up to 2e-10 (``bdtr`` near the
 centre at n = 100,000) and 3e-9 (``stdtr`` at df = 1, |t| = 1e-8).
-tests/unit/test_stats_special.py checks them against scipy, closed forms and exact sums.
+tests/unit/stats/test_special.py checks them against scipy, closed forms and exact sums.
 
 Both distributions reduce to the regularized incomplete beta function I_x(a, b),
 evaluated by its continued fraction (W. H. Press et al., "Numerical Recipes", 3rd ed.,

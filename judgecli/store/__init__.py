@@ -1,4 +1,5 @@
-"""The store: the only module that writes files.
+"""The store: the only package that writes files (the run directory, the reply cache, the
+review sheets).
 
 A run directory holds results.jsonl (appended and flushed a line at a time, so a crash
 loses at most the line being written, or lines the reply cache replays for free), run.json,
@@ -6,6 +7,13 @@ summary.json and report.md (each written whole to a temporary file and renamed, 
 reader never sees half a file). One process writes it at a time: the one holding its lock
 (store/lock.py). A write the file system refuses (no space, read-only) is an error naming
 the file and the fix (store/disk.py), and leaves no half line and no temporary file behind.
+
+- `lock`: one writer per run directory (RUN_DIR/.lock)
+- `lines`: results.jsonl appended whole lines only
+- `disk`: a write the file system refused, said as the user's to fix
+- `reading`: results.jsonl read back (summary.json is `summary.run`'s)
+- `cache`, `cache_transfer`: the reply cache (SQLite), and it exported and imported
+- `sheets`: the labelling sheets of `judge review export`
 """
 
 from __future__ import annotations
@@ -28,7 +36,6 @@ from judgecli.store.lock import LOCK, hold_run_dir, release_run_dir
 
 # Re-exported: what reads a run's files back is imported from here.
 from judgecli.store.reading import read_results as read_results
-from judgecli.store.reading import read_summary as read_summary
 from judgecli.store.reading import repair_torn_tail
 
 RESULTS = "results.jsonl"

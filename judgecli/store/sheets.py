@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from judgecli.errors import InputError
-from judgecli.review import KeyEntry, ReviewKey, Sheet
+from judgecli.inputs.review import KeyEntry, ReviewKey, Sheet
 from judgecli.store import RUN_INFO, to_json, write_atomic
 
 REVIEW_KEY = "review-key.json"

@@ -12,6 +12,8 @@ aware (results, rubrics, labels, verdicts); the arithmetic itself is in `stats/`
 - `arena`, `arena_length`, `arena_style`: an arena's leaderboard, its length-controlled win
   rates against the baseline, and the style covariates of `--style-control`
 - `agreement`: agreement measures over (case, label) pairs, for calibrate
+- `stability`: the judge's agreement with itself over --repeats K
+- `weighted`: the probability-weighted rates of --score-mode logprob
 - `head`: a run's results → the fields every summary starts with (counts, usage, failures)
 - `cascade`: a --screen run's tiers, costs and agreement
 - `compare`: two runs of one rubric, case by case (`judge report A B`)

@@ -57,7 +57,7 @@ from judgecli.summary.parts import Part, Record
 
 if TYPE_CHECKING:
     # As in summary.calibrate: annotations only, labels are read where they are used.
-    from judgecli.labels import Label, LabelSpace, Value
+    from judgecli.inputs.labels import Label, LabelSpace, Value
 
 PAIRWISE_LABELS: list[Hashable] = [Winner.OLD.value, Winner.NEW.value, Winner.TIE.value]
 

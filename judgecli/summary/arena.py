@@ -37,7 +37,7 @@ from judgecli.stats.bradley_terry import (
 from judgecli.stats.interval_rule import Bounded, bootstrap_bounded
 from judgecli.stats.intervals import FloatArray, Interval
 from judgecli.stats.resampling import Bootstrapped, clusters_of
-from judgecli.summary.arena_length import LengthControlled, arena_length_control
+from judgecli.summary.arena_length import LengthControlled, Matched, arena_length_control
 from judgecli.summary.arena_style import style_of
 from judgecli.summary.facts import FailedCase, Usage
 from judgecli.summary.gate_records import ConsistencyFloor
@@ -199,15 +199,6 @@ class ArenaSummary(Part):
     warnings: list[str] = Field(default_factory=list)
     gate: ArenaGate | None = None
     incomplete: str | None = None
-
-
-@dataclass(frozen=True)
-class Matched:
-    """Which systems a comparison's result is of, and on which case."""
-
-    case_id: str
-    old: str
-    new: str
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,7 @@ that system gets the two-system fit of `judge pairwise`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from enum import StrEnum
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,10 +22,8 @@ from judgecli.result import CaseResult, CaseStatus, Winner
 from judgecli.stats.instruction_difficulty import Contests, joint_length_control
 from judgecli.stats.intervals import Interval
 from judgecli.stats.length_control import MIN_CASES, length_controlled_win_rate
+from judgecli.summary.length_control import OutcomeKind
 from judgecli.summary.parts import Part, Record
-
-if TYPE_CHECKING:
-    from judgecli.summary.arena import Matched
 
 MIN_SYSTEMS = 2
 """Systems besides the baseline the instruction term needs (statistics.md: with two, its
@@ -46,13 +43,13 @@ METHOD_TWO_SYSTEMS = (
 )
 
 
-class OutcomeKind(StrEnum):
-    """What the fit takes as a comparison's outcome."""
+@dataclass(frozen=True)
+class Matched:
+    """Which systems a comparison's result is of, and on which case."""
 
-    VERDICT = "verdict"
-    """The written verdict: a win 1, a tie ½, a loss 0."""
-    PROBABILITY = "probability"
-    """--score-mode logprob: P(win) + ½ P(tie), the judge's token probabilities."""
+    case_id: str
+    old: str
+    new: str
 
 
 class ControlledStanding(Record):

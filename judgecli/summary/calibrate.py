@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from judgecli.debias import to_winner
+from judgecli.grading.debias import to_winner
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import RubricKind
 from judgecli.stats.calibration import (
@@ -43,7 +43,7 @@ from judgecli.summary.head import run_facts
 if TYPE_CHECKING:
     # Labels are read by the calibrate command (and --labels), which imports labels.py; the
     # report of every run imports this module for CalibrateSummary.
-    from judgecli.labels import Label, LabelSpace, Value
+    from judgecli.inputs.labels import Label, LabelSpace, Value
 
 
 class CalibrateNumbers(SummaryHead):

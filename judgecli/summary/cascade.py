@@ -11,14 +11,18 @@ differ between models, so it is an estimate; the arithmetic is exact and tested.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from judgecli.config import Price
 from judgecli.result import CaseResult, CaseStatus, Judgement, Tier
 from judgecli.rubric import Rubric, RubricKind
+from judgecli.settings.config import ModelSettings, Price, RunConfig
 from judgecli.stats.interval_rule import proportion_interval
 from judgecli.stats.intervals import Interval
 from judgecli.summary.facts import CascadeSummary, ScreenAgreement, TierUsage
 from judgecli.usage import COST_DIGITS, total
+
+if TYPE_CHECKING:
+    from judgecli.grading.cascade import Cascade
 
 
 def summarize_cascade(
@@ -136,3 +140,29 @@ def same_verdict(on: str, a: CaseResult, b: CaseResult) -> bool:
     if on == "pass/fail":
         return a.passed == b.passed
     return a.score == b.score
+
+
+def summarize_tiers(
+    results: list[CaseResult], config: RunConfig, cascade: Cascade | None
+) -> CascadeSummary | None:
+    """The summary's cascade block (None without --screen), priced per strong judge."""
+    if cascade is None:
+        return None
+    return summarize_cascade(
+        results,
+        screen=cascade.screen,
+        judges=config.model_names,
+        rule=cascade.rule.text,
+        rubric=cascade.screen_plan.rubric,
+        prices=strong_prices(config.models),
+    )
+
+
+def strong_prices(models: list[ModelSettings]) -> dict[str, Price | None]:
+    """Each judge's price: --price, else LiteLLM's map (imported only when needed)."""
+    if all(m.price is not None for m in models):
+        return {m.name: m.price for m in models}
+    from judgecli.judge.provider import import_litellm, model_price
+
+    litellm = import_litellm()
+    return {m.name: model_price(litellm, m) for m in models}

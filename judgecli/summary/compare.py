@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from judgecli.outcomes import OUTCOME
-from judgecli.result import CaseResult, CaseStatus
+from judgecli.errors import InputError
+from judgecli.result import OUTCOME, CaseResult, CaseStatus
 from judgecli.stats.interval_rule import mean_interval
 from judgecli.stats.intervals import Interval
 from judgecli.stats.paired import discordant, mcnemar_exact, paired_t, wilcoxon_signed_rank
 from judgecli.stats.scores import mean
 from judgecli.summary.pairwise import PairwiseSummary
-from judgecli.summary.run import RunSummary
+from judgecli.summary.run import RunSummary, load_run
 
 
 @dataclass(frozen=True)
@@ -132,3 +133,20 @@ def compare_runs(
         for name in a.criteria:
             deltas.append(delta(f"criteria.{name}", paired(a_results, b_results, criterion(name))))
     return [d for d in deltas if d.n_paired]
+
+
+def compare_finished_runs(run_a: Path, run_b: Path) -> list[Delta]:
+    """What changed from run A to run B, case by case: two finished runs of one command
+    and one rubric (InputError otherwise: other numbers, or another scale, say nothing
+    about a change).
+    """
+    summary, results = load_run(run_a)
+    summary_b, results_b = load_run(run_b)
+    if summary.rubric_hash != summary_b.rubric_hash or summary.command != summary_b.command:
+        raise InputError(
+            f"{run_a} and {run_b} are not runs of the same command and rubric "
+            f"({summary.command} {summary.rubric_hash} vs {summary_b.command} "
+            f"{summary_b.rubric_hash})",
+            hint="compare two runs of one rubric, e.g. before and after a prompt change",
+        )
+    return compare_runs(summary, results, summary_b, results_b)

@@ -10,6 +10,7 @@ A Record writes only the fields it was given, so the keys every drift has have n
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from judgecli.stats.intervals import Interval
@@ -127,3 +128,11 @@ class Flip(Record):
     """b_value − a_value (None when either has no value)."""
     case: dict[str, str] | None = None
     """The case's text as the judge was shown it, when the results carry it."""
+
+
+@dataclass(frozen=True)
+class Drift:
+    """What `judge drift` found: the summary and the flipped cases, largest change first."""
+
+    summary: DriftSummary
+    flips: list[Flip]

@@ -1,7 +1,7 @@
 """The gate's verdict as summary.json holds it: which number of an estimate is compared
 (`GateOn`), which numbers can be gated (`GateMetric`), each threshold against its number
 (`GateCheck`), the position-consistency floor a pairwise gate stands on, and the verdict
-(`GateResult`: passed, failed on judged evidence, or undecided). `judgecli.gate` computes
+(`GateResult`: passed, failed on judged evidence, or undecided). `judgecli.deciding.gate` computes
 them; the reports and the CLI show them.
 """
 

@@ -13,16 +13,13 @@ else the written verdict.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from enum import StrEnum
+from typing import Any
 
-from judgecli.result import CaseResult, CaseStatus, Winner
+from judgecli.result import OUTCOME, CaseResult, CaseStatus
 from judgecli.stats.intervals import Interval
 from judgecli.stats.length_control import length_controlled_win_rate
-from judgecli.summary.arena_length import OutcomeKind
 from judgecli.summary.parts import Record
-
-if TYPE_CHECKING:
-    from judgecli.summary.pairwise import PairwiseSummary
 
 NAME = "length-controlled win rate (AlpacaEval 2's GLM without its instruction-difficulty term)"
 """What the number is, in reports and warnings."""
@@ -31,12 +28,15 @@ METHOD = (
     "length: AlpacaEval 2's length-controlled GLM (Dubois et al. 2024) without its "
     "instruction-difficulty term or regularisation"
 )
-OUTCOME = {Winner.OLD: 0.0, Winner.TIE: 0.5, Winner.NEW: 1.0}
-"""NEW's outcome of a written verdict."""
 
-GAP = 0.05
-"""Raw and length-controlled win rates further apart than this (with a length coefficient
-whose interval excludes 0) are warned about."""
+
+class OutcomeKind(StrEnum):
+    """What the fit takes as a comparison's outcome."""
+
+    VERDICT = "verdict"
+    """The written verdict: a win 1, a tie ½, a loss 0."""
+    PROBABILITY = "probability"
+    """--score-mode logprob: P(win) + ½ P(tie), the judge's token probabilities."""
 
 
 class LengthControlSummary(Record):
@@ -105,38 +105,3 @@ def length_control_fields(results: Sequence[CaseResult], *, seed: int) -> dict[s
             outcome=kind,
         ),
     }
-
-
-def length_warnings(s: PairwiseSummary) -> list[str]:
-    """A warning when length explains much of the verdicts: the length coefficient's 95%
-    interval excludes 0 and the length-controlled win rate differs by more than GAP from the
-    raw one it controls (the probability-weighted one when probabilities were fitted).
-    """
-    fit, controlled = s.length_control, s.win_rate_length_controlled
-    weighed = fit is not None and fit.outcome is OutcomeKind.PROBABILITY
-    raw = s.win_rate_weighted if weighed else s.win_rate
-    if fit is None or fit.coefficient is None or raw is None or controlled is None:
-        return []
-    low, high = fit.coefficient_ci
-    if low is None or high is None or low <= 0 <= high or abs(raw - controlled) <= GAP:
-        return []
-    ci_low, ci_high = s.win_rate_length_controlled_ci or (None, None)
-    interval = "" if ci_low is None or ci_high is None else f" [{ci_low:.1%}, {ci_high:.1%}]"
-    lengths = ""
-    if s.length is not None and None not in (s.length.mean_length_new, s.length.mean_length_old):
-        lengths = (
-            f"; NEW's answers average {s.length.mean_length_new:,.0f} characters, "
-            f"OLD's {s.length.mean_length_old:,.0f}"
-        )
-    favours = "longer" if fit.coefficient > 0 else "shorter"
-    kind = " (probability-weighted)" if weighed else ""
-    return [
-        f"answer length sways the judge: at equal length NEW's win rate would be "
-        f"{controlled:.1%}{interval}, not {raw:.1%}{kind} (the judge favours the {favours} "
-        f"answer: length coefficient {fit.coefficient:+.2f} [{low:+.2f}, {high:+.2f}])"
-        f"{lengths}; that is the {NAME}. "
-        "The gate compares the raw win rate: before trusting it, check in report.html whether "
-        "the length difference is substance or padding (win_rate_length_controlled is the rate "
-        "at equal length), and consider telling the judge in the rubric not to prefer an "
-        "answer for its length"
-    ]

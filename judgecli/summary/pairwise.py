@@ -13,8 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from judgecli.outcomes import OUTCOME
-from judgecli.result import CaseResult, CaseStatus, Order, Winner
+from judgecli.result import OUTCOME, CaseResult, CaseStatus, Order, Winner
 from judgecli.rubric import Rubric
 from judgecli.stats.agreement import fleiss_kappa, pairwise_cohen_kappas, percent_agreement
 from judgecli.stats.group_tests import proportion_test

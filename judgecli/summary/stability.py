@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgecli.repeats import Compared, compared_for, label
+from judgecli.grading.repeats import Compared, compared_for, label
 from judgecli.result import CaseResult, CaseStatus, natural_key
 from judgecli.rubric import Rubric
 from judgecli.stats.agreement import category_counts, fleiss_kappa, fleiss_kappa_resampled

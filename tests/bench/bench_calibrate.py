@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from judgecli.labels import Label, LabelSpace, read_labels  # noqa: E402
+from judgecli.inputs.labels import Label, LabelSpace, read_labels  # noqa: E402
 from judgecli.result import CaseResult, CaseStatus, Judgement  # noqa: E402
 from judgecli.rubric import RubricKind  # noqa: E402
 from judgecli.summary.calibrate import summarize_calibration  # noqa: E402

@@ -50,10 +50,10 @@ BARE_IMPORT = "import time, litellm; print(time.monotonic())"
 BARE_LOOP = r"""
 import asyncio, json, os, sys
 os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
-from judgecli.dataset import iter_cases, scan_dataset
-from judgecli.prompt import build_messages, response_format
-from judgecli.rubric_file import load_rubric
-from judgecli.rubric_library import find_rubric
+from judgecli.inputs.dataset import iter_cases, scan_dataset
+from judgecli.grading.prompt import build_messages, response_format
+from judgecli.inputs.rubric_file import load_rubric
+from judgecli.inputs.rubric_library import find_rubric
 import litellm
 litellm.suppress_debug_info = True
 

@@ -16,7 +16,7 @@ after every case and stopped at its first decision.
 
 The simulations use a grid of 50 steps: the decision depends on the capital at the
 threshold, which is always a candidate mean exactly, so the grid only moves the reported
-interval ends (tests/unit/test_stats_sequential.py checks decisions are unchanged at 1000).
+interval ends (tests/unit/stats/test_sequential.py checks decisions are unchanged at 1000).
 """
 
 from __future__ import annotations

@@ -53,10 +53,10 @@ LOAD = r"""
 import asyncio, json, sys, time
 from pathlib import Path
 import aiohttp
-from judgecli.dataset import iter_cases, scan_dataset
-from judgecli.prompt import build_messages, response_format
-from judgecli.rubric_file import load_rubric
-from judgecli.rubric_library import find_rubric
+from judgecli.inputs.dataset import iter_cases, scan_dataset
+from judgecli.grading.prompt import build_messages, response_format
+from judgecli.inputs.rubric_file import load_rubric
+from judgecli.inputs.rubric_library import find_rubric
 
 path, url, total, concurrency = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 rubric = load_rubric(find_rubric("helpfulness"))

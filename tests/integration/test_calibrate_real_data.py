@@ -6,7 +6,7 @@ three human-labelled Processed sets. judge's `by_order` is the authors' per-orde
 exactly; judge's Cohen's κ is the correctly encoded one, which the authors' `kappa_*`
 fields are not (tests/data/llmbar/SOURCE.md).
 
-How unparsed replies count (tests/unit/test_llmbar.py found it; `Unparsed` counts it): the
+How unparsed replies count (tests/unit/summary/test_llmbar.py found it; `Unparsed` counts it): the
 authors keep an instance with a null winner in n and call the null wrong, while judge fails
 the case and leaves it out, with both its orders, of every calibrate number. So where a run
 has nulls (only the LLMEval^2 runs do), with f failed cases and e_o of them right in order o,

@@ -151,7 +151,7 @@ def test_gate_on_a_jsonl_file_says_what_it_is(run_cli):
 # The gate of a run the judge could not grade is not evaluated: exit 3, never 0 or 1.
 @pytest.mark.parametrize("threshold", ["0.1", "0.9"])
 def test_gate_on_an_incomplete_summary_exits_3_whatever_the_threshold(run_cli, threshold):
-    from tests.unit.test_render import INCOMPLETE, summary
+    from tests.unit.cli.test_render import INCOMPLETE, summary
 
     Path("run").mkdir()
     Path("run/summary.json").write_text(

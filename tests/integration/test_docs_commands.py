@@ -31,8 +31,8 @@ import pytest
 import typer
 
 from judgecli.cli.main import app
-from judgecli.rubric_file import load_rubric
-from judgecli.rubric_library import find_rubric
+from judgecli.inputs.rubric_file import load_rubric
+from judgecli.inputs.rubric_library import find_rubric
 from tests.integration.conftest import REPO
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]

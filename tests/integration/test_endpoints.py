@@ -167,7 +167,7 @@ def test_the_client_is_warm_before_its_first_timed_call():
     # nothing else imported them first.
     code = (
         "import asyncio, sys\n"
-        "from judgecli.config import ModelSettings\n"
+        "from judgecli.settings.config import ModelSettings\n"
         "from judgecli.judge.client import LiteLLMClient\n"
         "from judgecli.judge.limits import Limits\n"
         "async def main():\n"

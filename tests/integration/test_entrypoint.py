@@ -47,17 +47,17 @@ def test_help_does_not_import_litellm_or_any_model():
 # score it did not take needs (--labels, --sequential, --workers, --screen, a --batch run).
 NOT_FOR_SCORE = (
     *(f"judgecli.cli.{name}" for name in COMMANDS if name != "score"),
-    "judgecli.arena",
-    "judgecli.calibrate",
-    "judgecli.drift",
-    "judgecli.pairwise",
-    "judgecli.refine",
-    "judgecli.corrected",
-    "judgecli.labels",
-    "judgecli.sequential",
-    "judgecli.workers",
-    "judgecli.batch_record",
-    "judgecli.escalate",
+    "judgecli.commands.arena",
+    "judgecli.commands.calibrate",
+    "judgecli.commands.drift.measure",
+    "judgecli.commands.pairwise",
+    "judgecli.commands.refine",
+    "judgecli.deciding.corrected",
+    "judgecli.inputs.labels",
+    "judgecli.deciding.sequential",
+    "judgecli.running.workers",
+    "judgecli.running.batch_record",
+    "judgecli.grading.escalate",
 )
 
 
@@ -159,9 +159,9 @@ def watching_gc(judge_step: str, *, report: str = "") -> str:
     """A program that runs the `judge` entry (its argv after the program's) and prints
     `RESULT <exit code> <whether the collector was on at each call of judge_step>` plus
     `report` (an expression evaluated at exit) on stderr. `judge_step` is a function of a
-    judgecli module, as `module.function` (`judging.run_cases`).
+    judgecli module, as `module.function` (`running.judging.run_cases`).
     """
-    module, function = judge_step.split(".")
+    module, function = judge_step.rsplit(".", 1)
     tail = f", {report}" if report else ""
     return (
         "import gc, sys\n"
@@ -182,11 +182,11 @@ def watching_gc(judge_step: str, *, report: str = "") -> str:
 
 def test_the_entry_collects_while_judging_and_imports_no_scipy(judge_server, tmp_path):
     # The command line pauses the collector while it loads and resumes it for the judging
-    # (startup.py); a long run must never judge with the collector off. And a score run's
+    # (gc_pause.py); a long run must never judge with the collector off. And a score run's
     # statistics need no scipy (stats/special.py): its import alone costs ~0.15 s.
     args = score_args(judge_server, DATA / "three_cases.jsonl", tmp_path / "run", "--json")
     report = "gc.get_freeze_count() > 0, any(m.split('.')[0] == 'scipy' for m in sys.modules)"
-    code = watching_gc("judging.run_cases", report=report)
+    code = watching_gc("running.judging.run_cases", report=report)
     result = run("-c", code, *args, env={"OPENAI_API_KEY": "sk-test-dummy"})
     assert "RESULT 0 [True] True False" in result.stderr, result.stderr
 
@@ -194,7 +194,7 @@ def test_the_entry_collects_while_judging_and_imports_no_scipy(judge_server, tmp
 def test_with_workers_the_parent_collects_while_they_judge(judge_server, tmp_path):
     # The parent only gathers results (no event loop of its own): it must not stay paused.
     args = score_args(judge_server, DATA / "three_cases.jsonl", tmp_path / "run", "--json")
-    code = watching_gc("workers.run_workers")
+    code = watching_gc("running.workers.run_workers")
     result = run("-c", code, *args, "--workers", "2", env={"OPENAI_API_KEY": "sk-test-dummy"})
     assert "RESULT 0 [True]" in result.stderr, result.stderr
 

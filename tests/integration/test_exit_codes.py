@@ -112,7 +112,7 @@ def test_pairwise_rubric_on_score_exits_2(run_cli, judge_server):
 
 def test_an_unexpected_crash_exits_3_with_a_traceback(run_cli, judge_server, monkeypatch):
     # The one test that patches an internal: a crash cannot be provoked from outside.
-    from judgecli import score
+    from judgecli.commands import score
 
     def explode(*args, **kwargs):
         raise RuntimeError("kaboom")
@@ -135,7 +135,7 @@ def test_rubrics_validate_names_the_line_and_exits_2(run_cli):
 
 
 def test_rubrics_validate_accepts_the_bundled_library(run_cli):
-    from judgecli.rubric_library import library
+    from judgecli.inputs.rubric_library import library
 
     run = run_cli(None, "rubrics", "validate", *map(str, library()))
     assert run.exit_code == 0, run.stderr

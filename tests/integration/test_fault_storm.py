@@ -18,7 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from judgecli.config import DEFAULT_MAX_RETRIES
+from judgecli.settings.config import DEFAULT_MAX_RETRIES
 from judgecli.simulator.server import Fault, RecordedRequest, SimulatorConfig, SimulatorServer
 from judgecli.simulator.verdicts import MALFORMED_CONTENT, verdict_content
 from tests.integration.conftest import case_id_in, write_numbered_cases

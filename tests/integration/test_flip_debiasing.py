@@ -72,7 +72,7 @@ from pathlib import Path
 
 import pytest
 
-from judgecli.debias import to_winner
+from judgecli.grading.debias import to_winner
 from judgecli.result import Order, Winner
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 from judgecli.simulator.verdicts import Judgement, Transcript, quality

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judgecli.cli.main import app
-from judgecli.flags import (
+from judgecli.settings.flags import (
     CASCADE_FLAGS,
     REPEAT_FLAGS,
     SCALE_OUT_FLAGS,

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from judgecli.debias import to_winner
+from judgecli.grading.debias import to_winner
 from judgecli.result import Order
 from judgecli.simulator.logprobs import OTHER_SHARE, value_distribution
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer

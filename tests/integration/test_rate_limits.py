@@ -1,8 +1,8 @@
 """A key already at its limit, without --rpm (issue 13 §2), through real LiteLLM against the
 simulator's rate window scaled ten times down (30 requests per 6 s: 300 rpm's 5/s): the
 run ends with no failed case, and after the first seconds 429s are rare. Throughput
-against the real 60 s window is measured by `make bench` (tests/bench/bench_rate.py); the
-policy's throughput is proven on a fake clock in tests/unit/test_pacing.py."""
+against the real 60 s window is measured by `make bench` (tests/bench/bench_endpoints.py); the
+policy's throughput is proven on a fake clock in tests/unit/judge/test_pacing.py."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_a_key_at_its_limit_ends_with_no_failed_case_and_few_429s(run_cli, tmp_p
         assert limited <= 2, bins  # the headers tell the pace from the first reply
     else:
         # A 429 now and then while probing for the limit (the model of this server in
-        # tests/unit/test_pacing.py sees 2 after the first seconds).
+        # tests/unit/judge/test_pacing.py sees 2 after the first seconds).
         assert late <= 8, bins
 
 

@@ -183,7 +183,7 @@ def test_pairwise_export_is_blind_and_includes_inconsistent_cases(run_cli, pairw
         assert row[old_column] == olds[row["id"]]
     # Which side is NEW varies by row with the run's random salt, so a handful of rows may
     # all land on one side (1 in 2^(n-1)): that both occur is pinned with a fixed salt in
-    # tests/unit/test_review_blind.py, not here.
+    # tests/unit/inputs/test_review_blind.py, not here.
     assert all(key[r["code"]]["new"] in {"A", "B"} for r in rows)
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from judgecli.rubric_file import load_rubric
-from judgecli.rubric_library import library
+from judgecli.inputs.rubric_file import load_rubric
+from judgecli.inputs.rubric_library import library
 from tests.integration.conftest import REPO
 
 DATASETS = REPO / "datasets"

@@ -3,8 +3,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judgecli.rubric_file import load_rubric
-from judgecli.rubric_library import find_rubric
+from judgecli.inputs.rubric_file import load_rubric
+from judgecli.inputs.rubric_library import find_rubric
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 
 GOOD = '{"reasoning": "clear and correct", "score": 4, "feedback": "none"}'
@@ -156,7 +156,7 @@ def test_rpm_keeps_the_request_rate(run_cli, tmp_path):
         times = sorted(r.time for r in server.requests)
     assert len(times) == 6
     # 120 rpm: one call every ~0.5 s from the first, no burst. The exact send times are
-    # tested on a fake clock (tests/unit/test_limits.py); arrival times at a server on a
+    # tested on a fake clock (tests/unit/judge/test_limits.py); arrival times at a server on a
     # loaded machine jitter, so this only checks the pace with room to spare: five gaps of
     # 0.505 s cannot arrive in under 2 s. (Regression, issue 13: a bound with no margin,
     # "at most 2.0/s", failed at 2.0098/s on a loaded CI machine.)

@@ -23,7 +23,7 @@ import pytest
 
 from judgecli.simulator.server import Fault, SimulatorConfig, SimulatorServer
 from judgecli.simulator.verdicts import MALFORMED_CONTENT
-from tests.unit.simulator_requests import JSON_SCHEMA_FORMAT, post, request
+from tests.unit.simulator.requests import JSON_SCHEMA_FORMAT, post, request
 
 T = TypeVar("T")
 ENDPOINT = "/v1/chat/completions"

@@ -25,7 +25,7 @@ import pytest
 
 from judgecli.simulator.config import JudgeProfile
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer
-from tests.unit.simulator_requests import JSON_SCHEMA_FORMAT, SCHEMA, request
+from tests.unit.simulator.requests import JSON_SCHEMA_FORMAT, SCHEMA, request
 
 CONFIG = SimulatorConfig(
     rpm=4,

@@ -3,7 +3,7 @@ against a simulator that refuses 20% of requests at random with `Retry-After: 1`
 case ends judged, with the verdict a run without 429s gets (same simulator seed), every
 refused call waits its own Retry-After, and the other calls go on meanwhile instead of
 waiting it too. Nothing here bounds the wall time: the speed is measured by `make bench`
-(tests/bench/bench_storm.py) and proven on a fake clock in tests/unit/test_pacing.py."""
+(tests/bench/bench_storm.py) and proven on a fake clock in tests/unit/judge/test_pacing.py."""
 
 from __future__ import annotations
 

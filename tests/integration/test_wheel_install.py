@@ -149,7 +149,7 @@ def test_the_wheel_holds_every_module_and_the_rubric_library(installed):
 def test_the_fresh_venv_imports_judgecli_and_its_library_from_the_wheel(installed, tmp_path):
     probe = (
         "import json, judgecli\n"
-        "from judgecli.rubric_library import LIBRARY_DIR, library\n"
+        "from judgecli.inputs.rubric_library import LIBRARY_DIR, library\n"
         "print(json.dumps({'module': judgecli.__file__, 'library': str(LIBRARY_DIR),\n"
         "                  'names': [p.stem for p in library()],\n"
         "                  'schema': (LIBRARY_DIR / 'schema.json').read_text()}))\n"

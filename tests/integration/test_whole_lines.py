@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from judgecli.cli.streams import RULE_WIDTH, WholeLines
-from judgecli.rubric_file import load_rubric
-from judgecli.rubric_library import library
+from judgecli.inputs.rubric_file import load_rubric
+from judgecli.inputs.rubric_library import library
 from tests.integration.conftest import REPO
 
 JUDGE = Path(sys.executable).absolute().with_name("judge")

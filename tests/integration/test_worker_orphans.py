@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 from judgecli.judge.halt import GRACE_S
-from judgecli.lifeline import ORPHAN_MARGIN_S
+from judgecli.running.lifeline import ORPHAN_MARGIN_S
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 from tests.integration.conftest import score_args
 from tests.integration.test_workers import (
@@ -101,7 +101,7 @@ def test_a_worker_that_outlives_its_grace_still_ends(tmp_path: Path) -> None:
     script = tmp_path / "parent.py"
     script.write_text(
         "import os, signal, sys, time\n"
-        "from judgecli.lifeline import Lifeline\n"
+        "from judgecli.running.lifeline import Lifeline\n"
         "lifeline = Lifeline.open()\n"
         "pid = os.fork()\n"
         "if pid == 0:\n"

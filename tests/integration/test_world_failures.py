@@ -205,7 +205,7 @@ def test_a_simulator_started_twice_on_one_port_says_it_is_in_use():
 
 def crash_with(monkeypatch, error: BaseException) -> None:
     """The one way to reach the safety net from outside: an internal that raises."""
-    from judgecli import score
+    from judgecli.commands import score
 
     def explode(*args, **kwargs):
         raise error

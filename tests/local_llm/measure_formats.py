@@ -35,13 +35,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgecli.dataset import iter_cases, scan_dataset
+from judgecli.grading.prompt import Message, build_messages, build_pair_messages, verdict_schema
+from judgecli.inputs.dataset import iter_cases, scan_dataset
+from judgecli.inputs.rubric_file import load_rubric
+from judgecli.inputs.rubric_library import find_rubric
 from judgecli.judge.formats import REASONING_MAX_CHARS
 from judgecli.judge.provider import import_litellm
-from judgecli.prompt import Message, build_messages, build_pair_messages, verdict_schema
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.rubric_file import load_rubric
-from judgecli.rubric_library import find_rubric
 from judgecli.verdict import VerdictError, extract_json, parse_verdict
 from tests.local_llm.server import MODEL_ALIAS, LlamaServer, find_gguf
 

@@ -30,9 +30,9 @@ from typing import Any
 
 import pytest
 
+from judgecli.inputs.rubric_file import load_rubric
+from judgecli.inputs.rubric_library import find_rubric
 from judgecli.rubric import Rubric
-from judgecli.rubric_file import load_rubric
-from judgecli.rubric_library import find_rubric
 from tests.local_llm.server import MODEL_ALIAS, LlamaServer
 
 pytestmark = pytest.mark.local_llm

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
+from judgecli.grading.prompt import CONFIDENCE_POINTS
 from judgecli.judge.formats import FormatMode
-from judgecli.prompt import CONFIDENCE_POINTS
 from judgecli.rubric import Rubric
 from tests.local_llm.server import LlamaServer
 from tests.local_llm.test_cli_against_smollm2 import DATASETS, assert_no_crash, judge
-from tests.unit.test_grammar_schemas import RUBRICS, sent_schemas
+from tests.unit.grading.test_grammar_schemas import RUBRICS, sent_schemas
 
 pytestmark = pytest.mark.local_llm
 

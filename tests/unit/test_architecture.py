@@ -1,88 +1,59 @@
-"""The layout the package promises (issue 14), read from the code's own imports: stats/ is
-pure arithmetic at the bottom of the house, nothing imports in a circle, the simulator is a
-test and demo tool the judging code never uses, only judge/ talks to LiteLLM, and the
-judging commands share one spine (job.py) rather than wiring the run themselves.
-
-Imports are read with `ast`, both module-level and those inside functions (lazy imports
-still tie modules together); `if TYPE_CHECKING:` blocks are left out, as they never run.
+"""The layout the package promises (docs/development.md#layout), read from the code's own
+imports by tests/architecture.py: every room stands on a declared stage and imports only
+from earlier ones, nothing imports in a circle (lazy and `if TYPE_CHECKING:` imports
+included), stats/ is pure arithmetic at the ground, the simulator is a tool the judging code
+never uses, only judge/ talks to LiteLLM, the judging commands share one spine, and each
+package's face lists what is in it.
 """
 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "judgecli"
+from tests.architecture import (
+    MODULES,
+    PACKAGE,
+    STAGES,
+    against_the_stages,
+    arrows,
+    circles,
+    imports_of,
+    module_graph,
+    rooms,
+)
+
+GRAPH = module_graph()
+RUNNING = module_graph(typing_too=False)
+"""What each module imports when it runs (`if TYPE_CHECKING:` left out)."""
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def test_every_room_stands_on_a_declared_stage():
+    staged = set().union(*STAGES)
+    assert rooms() - staged == set(), "add the new room to STAGES in tests/architecture.py"
+    assert staged - rooms() - {"__main__"} == set(), "a stage names a room that is gone"
 
 
-MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+def test_no_import_runs_up_or_sideways_across_the_stages():
+    # Issue 30: a stage imports only from the stages below it, type-only imports included.
+    assert against_the_stages(arrows()) == []
 
 
-def type_checking_only(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.If)
-        and isinstance(node.test, ast.Name | ast.Attribute)
-        and "TYPE_CHECKING" in ast.unparse(node.test)
-    )
+def test_no_modules_import_each_other_in_a_circle():
+    assert circles(GRAPH) == []
 
 
-def imported(path: Path) -> set[str]:
-    """The judgecli modules (and third-party top-level names) a module imports."""
-    found: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
-        if type_checking_only(node):
-            return
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for alias in node.names:
-                candidate = f"{node.module}.{alias.name}"
-                found.add(candidate if candidate in MODULES else node.module)
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(ast.parse(path.read_text(encoding="utf-8")))
-    return found
-
-
-GRAPH = {
-    name: {m for m in imported(path) if m in MODULES and m != name}
-    for name, path in MODULES.items()
-}
+def test_the_package_root_keeps_only_the_words_every_stage_speaks():
+    root = sorted(m for m in MODULES if m.count(".") == 1 and not (PACKAGE / m[9:]).is_dir())
+    assert len(root) <= 12, root
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("judgecli.stats")))
 def test_stats_imports_nothing_of_judgecli_outside_itself(module):
-    outside = {m for m in imported(MODULES[module]) if m.startswith("judgecli")}
+    outside = {m for m in imports_of(MODULES[module]) if m.startswith("judgecli")}
     outside -= {m for m in outside if m.startswith("judgecli.stats")}
     assert outside == set(), f"{module} imports {sorted(outside)}: stats/ must stay pure"
-
-
-def test_no_modules_import_each_other_in_a_circle():
-    circles: list[list[str]] = []
-    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
-
-    def walk(name: str, path: list[str]) -> None:
-        state[name] = 1
-        for dep in sorted(GRAPH[name]):
-            if state.get(dep) == 1:
-                circles.append([*path[path.index(dep) :], dep])
-            elif dep not in state:
-                walk(dep, [*path, dep])
-        state[name] = 2
-
-    for name in sorted(GRAPH):
-        if name not in state:
-            walk(name, [name])
-    assert circles == []
 
 
 def test_only_the_cli_uses_the_simulator():
@@ -99,27 +70,61 @@ def test_only_the_judge_package_imports_litellm():
     users = {
         name
         for name, path in MODULES.items()
-        if any(m == "litellm" or m.startswith("litellm.") for m in imported(path))
+        if any(m == "litellm" or m.startswith("litellm.") for m in imports_of(path))
     }
     assert users <= {"judgecli.judge.provider"}
 
 
 @pytest.mark.parametrize("command", ["score", "pairwise", "calibrate", "refine"])
 def test_the_judging_commands_run_on_the_one_spine(command):
-    # job.py owns opening the run, judging, the cascade and the summary's tail; a command
-    # that reached for them itself would re-grow the accidental differences issue 14 removed.
-    deps = GRAPH[f"judgecli.{command}"]
-    assert "judgecli.job" in deps
+    # running/job.py owns opening the run, judging, the cascade and the summary's tail; a
+    # command that reached for them itself would re-grow the accidental differences issue 14
+    # removed.
+    deps = RUNNING[f"judgecli.commands.{command}"]
+    assert "judgecli.running.job" in deps
     assert deps.isdisjoint(
-        {"judgecli.run", "judgecli.judging", "judgecli.cascade", "judgecli.runner"}
+        {
+            "judgecli.running.run_dir",
+            "judgecli.running.judging",
+            "judgecli.running.fan_out",
+            "judgecli.grading.cascade",
+        }
     ), deps
 
 
 def test_the_cli_makes_decisions_through_the_core_not_the_spines_parts():
     # A command module calls its core module and the spine; it never grades, cascades or
-    # summarises by itself (it may read a summary: `summary.run` is the type it renders).
-    forbidden = {"judgecli.runner", "judgecli.grading", "judgecli.cascade", "judgecli.summary"}
-    for name, deps in GRAPH.items():
+    # summarises by itself. It may read a summary (`summary.run` is the type it renders and
+    # reads back) and compare two finished runs (`summary.compare`, `judge report A B`).
+    forbidden = {"judgecli.running.fan_out", "judgecli.grading.grade", "judgecli.grading.cascade"}
+    allowed = {"judgecli.summary.run", "judgecli.summary.compare"}
+    for name, deps in RUNNING.items():
         if name.startswith("judgecli.cli."):
-            used = {d for d in deps if d in forbidden or d.startswith("judgecli.summary.")}
-            assert used <= {"judgecli.summary.run"}, (name, used)
+            used = {d for d in deps if d in forbidden or d.startswith("judgecli.summary")}
+            assert used <= allowed, (name, used)
+
+
+def members_named(docstring: str) -> set[str]:
+    """The modules a package's face lists: the backquoted names that open its bullets
+    (`- \\`a\\`, \\`b\\`: what they are`)."""
+    named: set[str] = set()
+    for line in docstring.splitlines():
+        if not line.startswith("- `"):
+            continue
+        head = line[2:].split(":", 1)[0]
+        named.update(part.strip().strip("`") for part in head.split(",") if "`" in part)
+    return named
+
+
+PACKAGES = sorted(p for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE)
+
+
+@pytest.mark.parametrize("face", PACKAGES, ids=lambda p: str(p.parent.relative_to(PACKAGE)))
+def test_each_package_face_lists_what_is_in_its_folder(face):
+    # Issue 30: a face whose list has drifted tells a newcomer of modules that are gone and
+    # hides the new ones (httpx pins its exported members the same way).
+    folder = face.parent
+    present = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+    present |= {p.name for p in folder.iterdir() if (p / "__init__.py").is_file()}
+    docstring = ast.get_docstring(ast.parse(face.read_text(encoding="utf-8"))) or ""
+    assert members_named(docstring) == present

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from judgecli.errors import RubricError
+from judgecli.inputs.rubric_file import load_rubric, parse_rubric
+from judgecli.inputs.rubric_library import find_rubric, library
 from judgecli.rubric import RubricKind
-from judgecli.rubric_file import load_rubric, parse_rubric
-from judgecli.rubric_library import find_rubric, library
 from tests.conftest import CRITERIA_YAML, POINTWISE_YAML
 
 

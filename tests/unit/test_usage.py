@@ -12,12 +12,18 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from judgecli.config import ModelSettings
-from judgecli.dataset import Case
-from judgecli.grading import GradingPlan, Spend, ask_judge
+from judgecli.commands.refine import (
+    Generation,
+    RefineSettings,
+    attempts_of,
+    generation_usage,
+    refine_case,
+)
+from judgecli.grading.grade import GradingPlan, Spend, ask_judge
+from judgecli.inputs.dataset import Case
 from judgecli.judge.protocol import JudgeReply
-from judgecli.refine import Generation, RefineSettings, attempts_of, generation_usage, refine_case
 from judgecli.result import CaseResult, CaseStatus, Judgement, Tier
+from judgecli.settings.config import ModelSettings
 from judgecli.summary.cascade import summarize_cascade, tier_usage
 from judgecli.summary.facts import TierUsage, Usage
 from judgecli.summary.head import usage_of

@@ -1,0 +1,13 @@
+"""Deciding: a run's numbers against what the user asked, the gate's verdict passed (exit 0),
+failed on judged evidence (exit 1) or undecided (exit 3).
+
+- `gate`: thresholds (`GateSpec`) against a summary → the verdict, check by check
+- `decision`: how a run decides (`Deciding`: the gate, the sequence it follows, the human
+  labels, the correction of its category marks), and the sequential gate planned
+- `consistency`: the position-consistency floor a pairwise gate stands on
+- `undecided`: why a check's evidence cannot decide, and what to do
+- `measured`: whether a finished run measured what `judge gate` asks of it
+- `outcomes`: the value one case contributes to a gated mean
+- `sequential`: --sequential: follow a confidence sequence and stop once decided
+- `corrected`: human-corrected estimates (PPI++, --labels)
+"""

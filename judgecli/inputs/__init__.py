@@ -1,0 +1,17 @@
+"""Inputs: what a run reads, read and checked before any judge is called. A bad line or key
+is an error naming file:line and the fix (exit 2), never a half-made run.
+
+- `jsonl`: JSON Lines read line by line, every problem said with file:line and the fix
+- `dataset`: cases (`Case`) streamed from a dataset, with `--field` maps and the scan's
+  warnings
+- `conversation`: a case's `messages`, parsed and rendered fenced by role
+- `pairs`: OLD and NEW joined on id (`judge pairwise`, `judge arena`)
+- `sampling`: `--sample` and `--limit`, chosen in one pass
+- `shard`: which cases one machine of many judges (`--shard`)
+- `labels`: human labels (JSONL or a review sheet) for calibrate and `--labels`
+- `review`: the human review queue and the sheet its cases are labelled on
+- `yamlfile`: YAML read strictly, with line numbers
+- `rubric_file`: a rubric file read (`extends:` followed), its errors by line
+- `rubric_hints`: the `hint:` under a rubric error
+- `rubric_library`: where rubrics are found (the bundled library, JUDGE_RUBRICS_PATH)
+"""

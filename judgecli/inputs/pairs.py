@@ -1,0 +1,271 @@
+"""Pairs: OLD and NEW datasets joined on `id`, for `judge pairwise`.
+
+Both files are validated in full before anything is called. Memory holds the ids and byte
+offsets, not the texts: pairs are read back from disk one at a time while the runner works.
+The two sides of a pair answer the same input; of a conversation (`messages`), the same
+user turns (the system prompt and the assistant turns are what a new version may change).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judgecli.errors import DatasetError
+from judgecli.inputs.conversation import render_turns, user_turns_digest
+from judgecli.inputs.dataset import (
+    Case,
+    EmptyFields,
+    check_unique,
+    no_cases,
+    parse_case,
+)
+from judgecli.inputs.jsonl import iter_lines, read_line_at
+from judgecli.inputs.sampling import SampleSize, Selector
+from judgecli.inputs.shard import Shard
+
+# How many ids an error or warning names before "and N more".
+SHOWN_IDS = 5
+
+
+@dataclass(frozen=True)
+class Pair:
+    """The same case answered by the old and the new system."""
+
+    old: Case
+    new: Case
+
+    @property
+    def id(self) -> str:
+        """The shared id."""
+        return self.old.id
+
+
+@dataclass(frozen=True)
+class Located:
+    """Where a case's line is: line number and byte offset."""
+
+    line: int
+    offset: int
+
+
+@dataclass(frozen=True)
+class PairScan:
+    """The validated join: which pairs to judge, and what did not match."""
+
+    old_path: Path
+    new_path: Path
+    pairs: list[tuple[Located, Located]]
+    """Selected pairs (old, new) in OLD's file order."""
+    total: int
+    """Matched pairs before --limit/--sample."""
+    only_old: list[str] = field(default_factory=list)
+    only_new: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def digest(text: str | None) -> bytes:
+    """A short fingerprint of a text, so texts are compared without keeping them."""
+    return hashlib.blake2b((text or "").encode(), digest_size=16).digest()
+
+
+def input_digest(case: Case) -> bytes:
+    """What the two sides of a pair must share: the input, or a conversation's user turns
+    (a conversation never matches a case that is not one).
+    """
+    if case.messages is not None:
+        return b"turns:" + user_turns_digest(case.messages)
+    return b"input:" + digest(case.input)
+
+
+def output_digest(case: Case) -> bytes:
+    """A fingerprint of what a side answered: its output, or its whole conversation."""
+    return digest(render_turns(case.messages) if case.messages is not None else case.output)
+
+
+def named(ids: list[str]) -> str:
+    """'a', 'b', 'c' and 4 more."""
+    shown = ", ".join(repr(i) for i in ids[:SHOWN_IDS])
+    return shown + (f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else "")
+
+
+def unmatched(only_old: list[str], old_path: Path, only_new: list[str], new_path: Path) -> str:
+    """`2 ids only in old.jsonl ('p2', 'p3'); 1 id only in new.jsonl ('p9')`, naming only
+    the sides that have any.
+    """
+    sides = [(ids, path) for ids, path in ((only_old, old_path), (only_new, new_path)) if ids]
+    return "; ".join(
+        f"{len(ids)} {'id' if len(ids) == 1 else 'ids'} only in {path} ({named(ids)})"
+        for ids, path in sides
+    )
+
+
+@dataclass(frozen=True)
+class Indexed:
+    """A NEW case as the join needs it: where its line is, and fingerprints of its texts."""
+
+    at: Located
+    input: bytes
+    output: bytes
+    conversation: bool
+
+
+def index_new(
+    new_path: Path, *, requires: list[str], field_map: Mapping[str, str]
+) -> tuple[dict[str, Indexed], EmptyFields]:
+    """Validate NEW and index its cases by id (and count its empty fields; its inputs are
+    OLD's, so only OLD's empty inputs are counted).
+    """
+    index: dict[str, Indexed] = {}
+    seen: dict[str, int] = {}
+    empty = EmptyFields(new_path, [f for f in requires if f != "input"], field_map)
+    for number, offset, text in iter_lines(new_path):
+        case = parse_case(new_path, number, text, field_map=field_map, requires=requires)
+        check_unique(new_path, case, seen)
+        empty.note(case)
+        index[case.id] = Indexed(
+            Located(number, offset),
+            input_digest(case),
+            output_digest(case),
+            conversation=case.messages is not None,
+        )
+    if not index:
+        raise no_cases(new_path)
+    return index, empty
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (also through links or `./`)."""
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
+def scan_pairs(
+    old_path: Path,
+    new_path: Path,
+    *,
+    requires: list[str],
+    field_map: Mapping[str, str] | None = None,
+    allow_partial: bool = False,
+    limit: int | None = None,
+    sample: int | SampleSize | None = None,
+    seed: int = 0,
+    only: set[str] | None = None,
+    shard: Shard | None = None,
+) -> PairScan:
+    """Validate both files and join them on id (see sampling.Selector for limit/sample);
+    with `shard`, of the chosen pairs those of the shard.
+    """
+    field_map = field_map or {}
+    new_index, new_empty = index_new(new_path, requires=requires, field_map=field_map)
+    selector: Selector[tuple[Located, Located]] = Selector(limit=limit, sample=sample, seed=seed)
+    old_empty = EmptyFields(old_path, requires, field_map)
+    seen: dict[str, int] = {}
+    only_old: list[str] = []
+    differing: list[str] = []
+    differing_turns: list[str] = []
+    same_output = 0
+    for number, offset, text in iter_lines(old_path):
+        case = parse_case(old_path, number, text, field_map=field_map, requires=requires)
+        check_unique(old_path, case, seen)
+        old_empty.note(case)
+        match = new_index.pop(case.id, None)
+        if match is None:
+            only_old.append(case.id)
+        elif match.input != input_digest(case):
+            conversation = match.conversation or case.messages is not None
+            (differing_turns if conversation else differing).append(case.id)
+        else:
+            same_output += match.output == output_digest(case)
+            if only is None or case.id in only:
+                selector.offer((Located(number, offset), match.at))
+    if not seen:
+        raise no_cases(old_path)
+    if differing:
+        raise DatasetError(
+            new_path,
+            None,
+            f"input differs from {old_path} for id {named(differing)}",
+            hint="OLD and NEW must answer the same inputs; check that the files belong together",
+        )
+    if differing_turns:
+        raise DatasetError(
+            new_path,
+            None,
+            f"the user turns differ from {old_path} for id {named(differing_turns)}",
+            hint="OLD and NEW must hold the same conversation from the user's side (the system "
+            'and assistant turns may differ), as "messages" in both files',
+        )
+    only_new = list(new_index)
+    warnings = []
+    if only_old or only_new:
+        problem = unmatched(only_old, old_path, only_new, new_path)
+        if not allow_partial:
+            raise DatasetError(
+                new_path,
+                None,
+                f"the files do not have the same ids: {problem}",
+                hint="pass --allow-partial to judge only the ids in both files",
+            )
+        warnings.append(f"--allow-partial: judging only the ids in both files; {problem}")
+    pairs = selector.chosen(key=lambda p: p[0].line)
+    if not pairs:
+        raise DatasetError(
+            new_path,
+            None,
+            f"no id is in both {old_path} and {new_path}",
+            hint="OLD and NEW answer the same cases: a case's two answers share its id",
+        )
+    total = len(seen) - len(only_old) - len(differing)
+    if shard is not None:
+        ids = {line: case_id for case_id, line in seen.items()}
+        pairs = [pair for pair in pairs if shard.holds(ids[pair[0].line])]
+    # Comparing a version with itself can only measure the judge's noise: say so, since the
+    # run itself looks like any other (a win rate near 50%).
+    if same_file(old_path, new_path):
+        warnings.append(
+            f"OLD and NEW are the same file ({new_path}): the run compares a version with itself"
+        )
+    elif same_output == total:
+        warnings.append(
+            f"{old_path} and {new_path} have the same output for every id: the run "
+            "compares a version with itself"
+        )
+    warnings += old_empty.warnings(p[0].line for p in pairs)
+    warnings += new_empty.warnings(p[1].line for p in pairs)
+    return PairScan(
+        old_path=old_path,
+        new_path=new_path,
+        pairs=pairs,
+        total=total,
+        only_old=only_old,
+        only_new=only_new,
+        warnings=warnings,
+    )
+
+
+def iter_pairs(
+    scan: PairScan, *, requires: list[str], field_map: Mapping[str, str] | None = None
+) -> Iterator[Pair]:
+    """Stream the selected pairs, reading each line back from its offset."""
+    field_map = field_map or {}
+    for old_at, new_at in scan.pairs:
+        old = parse_case(
+            scan.old_path,
+            old_at.line,
+            read_line_at(scan.old_path, old_at.line, old_at.offset),
+            field_map=field_map,
+            requires=requires,
+        )
+        new = parse_case(
+            scan.new_path,
+            new_at.line,
+            read_line_at(scan.new_path, new_at.line, new_at.offset),
+            field_map=field_map,
+            requires=requires,
+        )
+        yield Pair(old=old, new=new)

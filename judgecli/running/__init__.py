@@ -1,0 +1,14 @@
+"""Running: the spine every judging command runs on. Many cases are judged into one run
+directory under the run's limits, resumably, and the run is concluded: summarised from
+results.jsonl, gated, its reports written.
+
+- `run_dir`: open (or reopen) a run directory and record how it was made (run.json)
+- `fan_out`: async fan-out over cases with bounded memory and clean stops
+- `judging`: the judge client built under the run's limits; every item the run lacks judged,
+  here or in --workers processes
+- `workers`, `lifeline`, `share`: --workers N processes, which die with their parent, and how
+  each one's share ended
+- `batching`, `batch_record`: --batch through a provider's batch API, and `judge collect`
+- `merge`: `judge merge`: N shards' runs joined into the run one machine would have made
+- `job`: the spine (`Job`, `Ending`, `run_job`, `conclude`) and the reports it writes
+"""

@@ -1,0 +1,154 @@
+"""The run directory: open (or reopen) a run and record how it was made (run.json: the
+command line, the judges, the response formats they ended with, what their calls warned
+of). `judging` grades a run's items into it; `job` puts both together into the spine every
+judging command runs on, and writes its reports.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from judgecli import __version__
+from judgecli.errors import InputError
+from judgecli.judge.formats import FormatMode
+from judgecli.rubric import Rubric
+from judgecli.settings.config import RunConfig
+from judgecli.store import (
+    RUN_INFO,
+    PreviousRun,
+    RunStore,
+)
+from judgecli.usage import CallSpend
+
+
+def package_version(name: str) -> str | None:
+    """Installed version of a package, or None."""
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def run_info(config: RunConfig, rubric: Rubric, argv: list[str]) -> dict[str, Any]:
+    """run.json: enough to reproduce the run. API keys are never part of it."""
+    settings = config.model_dump(mode="json", exclude={"models", "screen"})
+    return {
+        "command": config.command,
+        "argv": argv,
+        "cwd": str(Path.cwd()),
+        "started": now_iso(),
+        "models": [m.model_dump(mode="json", exclude={"api_key"}) for m in config.models],
+        "screen": config.screen.model_dump(mode="json", exclude={"api_key"})
+        if config.screen
+        else None,
+        "rubric": {"name": rubric.name, "version": rubric.version, "hash": rubric.content_hash},
+        "config": settings,
+        "versions": {
+            "judgecli": __version__,
+            "litellm": package_version("litellm"),
+            "python": platform.python_version(),
+        },
+    }
+
+
+def open_run(
+    config: RunConfig, rubric: Rubric, argv: list[str]
+) -> tuple[RunStore, PreviousRun, dict[str, Any]]:
+    """Create the run directory and write run.json, or reopen it with --resume (after
+    checking it was made with the same rubric and judges), holding its lock from then on.
+    Returns the store, what the run already holds, and the run.json just written.
+    """
+    if not config.resume:
+        store = RunStore.create(config.out, replace=config.force)
+        info = run_info(config, rubric, argv)
+        with store.opening():  # nothing called yet: a refused write is exit 2
+            store.write_json(RUN_INFO, info)
+        return store, PreviousRun(info={}, done=set(), spent_usd=0.0), info
+    store, previous = RunStore.reopen(config.out, retry_failed=config.retry_failed)
+    with store.opening():
+        made_with = judged_by(previous.info)
+        this_run = judged_by(run_info(config, rubric, argv))
+        if made_with != this_run:
+            raise InputError(
+                f"{config.out} was made with {describe_judging(made_with)}; this command has "
+                f"{describe_judging(this_run)}",
+                hint="resume with the same rubric and --model/--screen/--escalate flags "
+                "(judge resume RUN_DIR does)",
+            )
+        info = previous.info | {"resumed": [*previous.info.get("resumed", []), now_iso()]}
+        store.write_json(RUN_INFO, info)
+    return store, previous, info
+
+
+def judged_by(info: dict[str, Any]) -> dict[str, Any]:
+    """What decides a run's verdicts, from its run.json: the rubric, the judges and the
+    cascade. A resumed run must keep all of them, or its cases would not be comparable.
+    """
+    return {
+        "rubric": info.get("rubric", {}).get("hash"),
+        "judges": [m.get("name") for m in info.get("models", [])],
+        "screen": (info.get("screen") or {}).get("name"),
+        "escalate": info.get("config", {}).get("escalate"),
+    }
+
+
+def describe_judging(judging: dict[str, Any]) -> str:
+    """`rubric H and judges [...]`, plus the cascade when there is one."""
+    text = f"rubric {judging['rubric']} and judges {judging['judges']}"
+    if judging["screen"]:
+        text += f", screen {judging['screen']} escalating on {judging['escalate']!r}"
+    return text
+
+
+def now_iso() -> str:
+    """The current UTC time, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+FORMAT_KEY = "response_format_mode"
+"""run.json, per model: the response format its server accepted (formats.FormatMode)."""
+
+
+WARNINGS_KEY = "judging_warnings"
+"""run.json: what the calls warned of so far (format steps, unpriced models)."""
+
+UNFINISHED_KEY = "unfinished"
+"""run.json: the calls of cases that did not finish in the session that sent them (a
+`usage.CallSpend`, summed over the run's sessions): summary.json's `usage.unfinished`."""
+
+
+def recorded_unfinished(info: dict[str, Any]) -> CallSpend:
+    """The calls of unfinished cases a run's run.json records (none in a run made before
+    they were counted).
+    """
+    return CallSpend.model_validate(info.get(UNFINISHED_KEY) or {})
+
+
+def recorded_formats(info: dict[str, Any]) -> dict[str, FormatMode]:
+    """The response formats a run's judges ended with, from its run.json (a resume starts
+    there instead of asking each server again).
+    """
+    modes = {}
+    for model in info.get("models", []) + ([info["screen"]] if info.get("screen") else []):
+        mode = model.get(FORMAT_KEY)
+        if mode in {m.value for m in FormatMode}:
+            modes[model["name"]] = FormatMode(mode)
+    return modes
+
+
+def record_formats(info: dict[str, Any], modes: dict[str, str]) -> dict[str, Any]:
+    """run.json with each judge's response format noted."""
+
+    def noted(model: dict[str, Any]) -> dict[str, Any]:
+        mode = modes.get(model.get("name", ""))
+        return model | {FORMAT_KEY: mode} if mode else model
+
+    screen = info.get("screen")
+    return info | {
+        "models": [noted(m) for m in info.get("models", [])],
+        "screen": noted(screen) if screen else screen,
+    }

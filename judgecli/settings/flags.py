@@ -1,0 +1,399 @@
+"""The flags every judging command shares (score, pairwise, calibrate, refine), declared once.
+
+Each field of JudgeFlags is one flag: its type, its default, and a `flag(...)` giving its
+spellings, its JUDGE_* environment variable, its help and where `--help` lists it, its
+bounds, and where its value lands in RunConfig. cli/flags.py makes every judging command's
+typer options from these fields, and config.build_run_config the RunConfig:
+
+* `to="name"`: the value sets RunConfig's field `name` as given. With `rubric=True` the
+  rubric's `judge:` block stands in when neither the flag nor its variable is given, and
+  when nothing is given RunConfig's own default applies: flag > env > rubric > default.
+* no `to`: build_run_config combines the value with others' (--model, --api-base, --price
+  and --json-schema make the judges' settings), or only the command reads it (--quiet).
+
+So a new judging flag is one field here, plus a RunConfig field (its validation and
+default) when it is a new setting of the run. Nothing here imports typer: only cli/ does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, get_type_hints
+
+if TYPE_CHECKING:
+    from judgecli.inputs.sampling import SampleSize
+
+# The panels `--help` groups the flags in.
+JUDGE = "Judge"
+CASCADE = "Cascade"
+RUN = "Run"
+OUTPUT = "Output"
+DATA = "Dataset"
+SCALE = "Scale"
+
+
+@dataclass(frozen=True)
+class Flag:
+    """How one judging flag is spelled, documented and checked, and where its value lands."""
+
+    names: tuple[str, ...]
+    """Its spellings, the long one first: ("--concurrency", "-c"), or "--x/--no-x"."""
+    help: str
+    panel: str
+    """The `--help` panel listing it."""
+    env: str | None = None
+    """The JUDGE_* variable that stands in for it (typer reads it: flag > environment)."""
+    metavar: str | None = None
+    """What `--help` calls its value (N, USD, MODEL); None for a flag that takes none."""
+    min: int | None = None
+    max: int | None = None
+    positive: bool = False
+    """The value must be greater than 0."""
+    show_default: bool = True
+    to: str | None = None
+    """The RunConfig field its value sets as given."""
+    rubric: bool = False
+    """Without the flag, the rubric's `judge:` value of the same name sets that field."""
+    hidden: bool = False
+    """Not listed by `--help`: set by judge itself (judge merge), not by users."""
+
+
+FLAG = "flag"
+"""The key of a JudgeFlags field's metadata that holds its Flag."""
+
+
+def flag(
+    *names: str,
+    help: str,
+    panel: str,
+    default: Any = None,
+    env: str | None = None,
+    metavar: str | None = None,
+    min: int | None = None,
+    max: int | None = None,
+    positive: bool = False,
+    show_default: bool = True,
+    to: str | None = None,
+    rubric: bool = False,
+    hidden: bool = False,
+) -> Any:
+    """A JudgeFlags field: its default, and the Flag the other arguments describe."""
+    declared = Flag(
+        names, help, panel, env, metavar, min, max, positive, show_default, to, rubric, hidden
+    )
+    return field(default=default, metadata={FLAG: declared})
+
+
+@dataclass(frozen=True)
+class JudgeFlags:
+    """The shared flags as parsed, in the order `--help` lists them (a flag a command does
+    not offer keeps its default).
+    """
+
+    model: list[str] | None = flag(
+        "--model",
+        "-m",
+        env="JUDGE_MODEL",
+        metavar="MODEL",
+        panel=JUDGE,
+        help="LiteLLM model string, e.g. openai/gpt-4o-mini. Repeat for a panel of judges.",
+    )
+    api_base: str | None = flag(
+        "--api-base",
+        env="JUDGE_API_BASE",
+        metavar="URL",
+        panel=JUDGE,
+        help="Endpoint of an OpenAI-compatible server (vLLM, Ollama, a proxy, `judge simulate`).",
+    )
+    price: str | None = flag(
+        "--price",
+        metavar="IN,OUT",
+        panel=JUDGE,
+        help="Price in USD per million input,output tokens (for models LiteLLM has no price for).",
+    )
+    temperature: float | None = flag(
+        "--temperature",
+        min=0,
+        max=2,
+        metavar="T",
+        panel=JUDGE,
+        help="Sampling temperature (default: rubric's, else 0).",
+        to="temperature",
+        rubric=True,
+    )
+    max_tokens: int | None = flag(
+        "--max-tokens",
+        min=1,
+        metavar="N",
+        panel=JUDGE,
+        help="Most tokens a judge reply may use (default: rubric's, else 1024).",
+        to="max_tokens",
+        rubric=True,
+    )
+    repeats: int | None = flag(
+        "--repeats",
+        env="JUDGE_REPEATS",
+        min=1,
+        max=100,
+        metavar="K",
+        panel=JUDGE,
+        show_default=False,
+        help="Ask every judge each prompt K times, as independent samples (each its own "
+        "cached reply): each case's verdict is their aggregate, and the run measures the "
+        "judge's stability. Use a temperature above 0. Default: 1.",
+        to="repeats",
+    )
+    score_mode: str | None = flag(
+        "--score-mode",
+        env="JUDGE_SCORE_MODE",
+        metavar="sample|logprob",
+        panel=JUDGE,
+        show_default=False,
+        help="sample: a judgement is the verdict the judge wrote. logprob: also ask for token "
+        "log-probabilities, and score each case by the expected score over the scale (G-Eval), "
+        "reporting the probability of each score, choice or winner; needs a server that "
+        "returns logprobs (exit 2 otherwise). Default: sample.",
+    )
+    json_schema: bool | None = flag(
+        "--json-schema/--no-json-schema",
+        panel=JUDGE,
+        show_default=False,
+        help="Send the verdict schema as response_format (structured output). Default: when "
+        "LiteLLM says the model supports it, or with --api-base.",
+    )
+    screen: str | None = flag(
+        "--screen",
+        metavar="MODEL",
+        env="JUDGE_SCREEN",
+        panel=CASCADE,
+        help="A cheap judge every case goes to first; --model judges only the cases it "
+        "escalates (see --escalate).",
+    )
+    escalate: str | None = flag(
+        "--escalate",
+        metavar="RULE",
+        panel=CASCADE,
+        help='When a screened case goes on to --model, e.g. "confidence < 0.8 or score in '
+        '[2, 3]". Tests on score, confidence, passed, consistent, winner, failed joined by '
+        "and/or/not. Default: failed, or a score next to pass_at, or confidence < 0.8 "
+        "(pointwise, binary); failed or not consistent (pairwise).",
+        to="escalate",
+    )
+    screen_price: str | None = flag(
+        "--screen-price",
+        metavar="IN,OUT",
+        panel=CASCADE,
+        help="The screen's price in USD per million input,output tokens (default: --price, "
+        "else LiteLLM's price map).",
+    )
+    concurrency: int | None = flag(
+        "--concurrency",
+        "-c",
+        env="JUDGE_CONCURRENCY",
+        min=1,
+        metavar="N",
+        panel=RUN,
+        help="Calls in flight at most (default: 16).",
+        to="concurrency",
+    )
+    rpm: float | None = flag(
+        "--rpm",
+        env="JUDGE_RPM",
+        positive=True,
+        metavar="N",
+        panel=RUN,
+        help="Requests per minute per model (paced over ~1 s windows).",
+        to="rpm",
+    )
+    tpm: float | None = flag(
+        "--tpm",
+        env="JUDGE_TPM",
+        positive=True,
+        metavar="N",
+        panel=RUN,
+        help="Tokens per minute per model (prompt + max reply tokens).",
+        to="tpm",
+    )
+    max_retries: int | None = flag(
+        "--max-retries",
+        min=0,
+        metavar="N",
+        panel=RUN,
+        help="Retries of a transient error (429, 5xx, timeout) and re-asks of an invalid "
+        "verdict (default: 4).",
+        to="max_retries",
+    )
+    timeout: float | None = flag(
+        "--timeout",
+        positive=True,
+        metavar="SECONDS",
+        panel=RUN,
+        help="Seconds one call may take (default: 120).",
+        to="timeout_s",
+    )
+    out: Path | None = flag(
+        "--out",
+        "-o",
+        env="JUDGE_OUT",
+        metavar="DIR",
+        panel=OUTPUT,
+        help="Run directory (default: runs/<UTC time>-<command>-<rubric>).",
+    )
+    resume: Path | None = flag(
+        "--resume",
+        metavar="RUN_DIR",
+        panel=OUTPUT,
+        help="Continue an interrupted run: keep its results, judge the rest.",
+    )
+    retry_failed: bool = flag(
+        "--retry-failed",
+        default=False,
+        panel=OUTPUT,
+        help="With --resume: judge the cases that failed last time again.",
+        to="retry_failed",
+    )
+    force: bool = flag(
+        "--force",
+        default=False,
+        panel=OUTPUT,
+        help="Start over in an existing --out run directory: its old run's files are deleted "
+        "first.",
+        to="force",
+    )
+    no_cache: bool = flag(
+        "--no-cache",
+        default=False,
+        panel=RUN,
+        help="Neither read nor write the reply cache ($JUDGE_CACHE_DIR, else ~/.cache/judge): "
+        "every call is sent and paid.",
+    )
+    max_cost: float | None = flag(
+        "--max-cost",
+        env="JUDGE_MAX_COST",
+        positive=True,
+        metavar="USD",
+        panel=RUN,
+        help="Stop (exit 3, resumable) before the run's spend would pass this.",
+        to="max_cost",
+    )
+    workers: str | None = flag(
+        "--workers",
+        env="JUDGE_WORKERS",
+        metavar="N|auto",
+        panel=SCALE,
+        help="Judge in N processes (auto: one per core), sharing --concurrency, --rpm, --tpm "
+        "and --max-cost evenly, one cache and one results file. For runs LiteLLM's CPU "
+        "cost limits (fast local servers); default: 1.",
+    )
+    shard: str | None = flag(
+        "--shard",
+        env="JUDGE_SHARD",
+        metavar="i/N|auto",
+        panel=SCALE,
+        help="Judge only the cases whose id hashes to shard i of N (0-based), one machine of "
+        "N; auto: from a Slurm array, a Kubernetes Indexed Job or JUDGE_SHARD_INDEX/COUNT. "
+        "Join the shards with judge merge (the gate runs there).",
+    )
+    batch: bool = flag(
+        "--batch",
+        default=False,
+        panel=SCALE,
+        help="Submit every call to the provider's batch API (half price, results within "
+        "24 h; openai/ models) and exit; finish with judge collect RUN.",
+        to="batch",
+    )
+    conclude_only: bool = flag(
+        "--conclude-only",
+        default=False,
+        panel=SCALE,
+        hidden=True,
+        help="Judge nothing: conclude from the results the run holds (judge merge).",
+        to="conclude_only",
+    )
+    max_failures: str | None = flag(
+        "--max-failures",
+        metavar="N|P%",
+        panel=RUN,
+        help="Stop (exit 3) once more than N cases, or P% of finished cases, failed.",
+    )
+    limit: int | None = flag(
+        "--limit", min=1, metavar="N", panel=DATA, help="Judge at most N cases.", to="limit"
+    )
+    sample: str | None = flag(
+        "--sample",
+        metavar="N|P%",
+        panel=DATA,
+        help="Judge a uniform random sample of N cases, or P% of them (see --seed).",
+    )
+    seed: int = flag(
+        "--seed",
+        default=0,
+        metavar="N",
+        panel=DATA,
+        help="Seed for --sample and bootstraps.",
+        to="seed",
+    )
+    field: list[str] | None = flag(
+        "--field",
+        metavar="NAME=COLUMN",
+        panel=DATA,
+        help="Read a case field from another key, e.g. --field output=answer.",
+    )
+    quiet: bool = flag(
+        "--quiet", "-q", default=False, panel=OUTPUT, help="No progress bar or tables."
+    )
+    json_output: bool = flag(
+        "--json",
+        default=False,
+        panel=OUTPUT,
+        help="Print summary.json on stdout, and nothing else there (the tables go to stderr).",
+    )
+    progress_every: float = flag(
+        "--progress-every",
+        default=10.0,
+        env="JUDGE_PROGRESS_EVERY",
+        positive=True,
+        metavar="SECONDS",
+        panel=OUTPUT,
+        show_default=False,
+        help="When stderr is not a terminal (CI logs): a progress line this often (default: 10).",
+    )
+
+    @property
+    def sample_size(self) -> SampleSize | None:
+        """--sample as N cases or P% of them."""
+        from judgecli.inputs.sampling import parse_sample
+
+        return parse_sample(self.sample) if self.sample is not None else None
+
+
+# Flags some commands leave out: calibrate judges every labelled case with one judge tier.
+CASCADE_FLAGS = frozenset({"screen", "escalate", "screen_price"})
+SUBSET_FLAGS = frozenset({"limit", "sample"})
+# Refine judges each new answer to decide the next step: one sampled verdict per answer
+# (no repeats, no logprob scores).
+REPEAT_FLAGS = frozenset({"repeats", "score_mode"})
+# Flags of the commands whose cases are judged once each, from a dataset (score, pairwise):
+# a shard or a batch of calibrate's or refine's work has no merge or collect yet.
+SCALE_OUT_FLAGS = frozenset({"shard", "batch", "conclude_only"})
+
+
+@dataclass(frozen=True)
+class FlagField:
+    """One field of JudgeFlags: its name, type and default, and the Flag it declares."""
+
+    name: str
+    type: Any
+    default: Any
+    flag: Flag
+
+
+@cache
+def flag_fields() -> tuple[FlagField, ...]:
+    """Every shared flag, in JudgeFlags' order."""
+    types = get_type_hints(JudgeFlags)
+    return tuple(
+        FlagField(f.name, types[f.name], f.default, f.metadata[FLAG]) for f in fields(JudgeFlags)
+    )
