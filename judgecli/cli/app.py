@@ -307,37 +307,23 @@ def print_error(err: JudgeError) -> None:
         stderr.print(f"[dim]hint:[/] {escape(err.hint)}")
 
 
-# The failures of the machine a command runs on, each with its fix. A stopped run keeps
-# what it wrote, and `judge resume` continues it once the cause is fixed.
-WORLD_HINTS = {
-    errno.ENOSPC: "free space on that file system (or write elsewhere), then run the command "
-    "again; a stopped run continues with judge resume RUN_DIR",
-    errno.EDQUOT: "your disk quota is used up: free space (or write elsewhere), then run the "
-    "command again; a stopped run continues with judge resume RUN_DIR",
-    errno.EFBIG: "the file is larger than that file system allows: write elsewhere",
-    errno.EACCES: "you may not write or read there: fix its permissions, or choose another path",
-    errno.EPERM: "the operation is not permitted there: fix its permissions, or choose another "
-    "path",
-    errno.EROFS: "that file system is read-only: choose a path on a writable one",
-    errno.EMFILE: "this process has too many open files: raise the limit (ulimit -n), or lower "
-    "--concurrency or --workers",
-    errno.ENFILE: "the system has too many open files: close some, or lower --concurrency or "
-    "--workers",
-    errno.EIO: "the device reported an I/O error: check the disk, then run the command again",
-}
-
-
 def world_failure(err: OSError) -> JudgeError | None:
     """An OSError the machine caused (no space, no permission, a read-only file system, too
     many open files) as an error naming the path and the fix; None for any other OSError,
     which stays a crash with its traceback.
     """
-    hint = WORLD_HINTS.get(err.errno or 0)
-    if hint is None:
+    from judgecli.store.disk import machine_fix
+
+    fix = machine_fix(err)
+    if fix is None:
         return None
     paths = [str(p) for p in (err.filename, err.filename2) if p is not None]
     where = f"{' -> '.join(paths)}: " if paths else ""
-    return JudgeError(f"{where}{os_error_text(err)}", hint=hint)
+    return JudgeError(
+        f"{where}{os_error_text(err)}",
+        hint=f"{fix}; then run the command again (a stopped run continues with judge resume "
+        "RUN_DIR)",
+    )
 
 
 def os_error_text(err: OSError) -> str:

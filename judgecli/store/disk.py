@@ -24,7 +24,13 @@ FIXES = {
     errno.EPERM: "you may not write there: fix its permissions",
     errno.ENOLCK: "its file system cannot lock files (NFS without a lock service?)",
     errno.EIO: "the disk reported an I/O error: check it",
+    errno.EMFILE: "this process has too many open files: raise the limit (ulimit -n), or lower "
+    "--concurrency or --workers",
+    errno.ENFILE: "the system has too many open files: close some, or lower --concurrency or "
+    "--workers",
 }
+"""The failures of the machine a command runs on, each with its fix: the one table the run
+directory's errors and the command line's last net (`cli.app.world_failure`) read."""
 
 
 def problem(err: OSError) -> str:
@@ -34,7 +40,14 @@ def problem(err: OSError) -> str:
 
 def fix_for(err: OSError) -> str:
     """What the user can do about it."""
-    return FIXES.get(err.errno or 0, "make it writable")
+    return machine_fix(err) or "make it writable"
+
+
+def machine_fix(err: OSError) -> str | None:
+    """The fix of a failure of the machine (no space, no permission, a read-only file
+    system, too many open files); None for any other OSError (a bug's, say).
+    """
+    return FIXES.get(err.errno or 0)
 
 
 def directory_error(
