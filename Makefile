@@ -76,6 +76,7 @@ bench: install
 	$(BIN)/python tests/bench/bench_endpoints.py
 	$(BIN)/python tests/bench/bench_sequential.py
 	$(BIN)/python tests/bench/bench_workers.py
+	$(BIN)/python tests/bench/bench_inputs.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache

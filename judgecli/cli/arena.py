@@ -52,7 +52,8 @@ def arena_command(
         list[Path],
         typer.Argument(
             metavar="FILES...",
-            help="One JSONL of answers per system (2 or more), joined on id.",
+            help="One file of answers per system (2 or more; JSONL, CSV, Parquet or "
+            "hf://...), joined on id.",
             show_default=False,
         ),
     ],
@@ -152,12 +153,13 @@ def arena_command(
     from judgecli.cli.inputs import judge_config, named_rubric
     from judgecli.cli.invocation import invocation
     from judgecli.commands.arena.gate import ArenaGateSpec
-    from judgecli.commands.arena.run import run_arena
+    from judgecli.commands.arena.run import arena_job
     from judgecli.commands.arena.schedule import Schedule
     from judgecli.commands.arena.setup import set_up_arena
     from judgecli.commands.pairwise import check_rubric_kind
     from judgecli.grading.debias import FlipPolicy
     from judgecli.grading.repeats import repeats_warning
+    from judgecli.running.job import run_job
     from judgecli.settings.config import step_summary_path
 
     rubric_path, loaded = named_rubric(rubric)
@@ -185,14 +187,16 @@ def arena_command(
         limit=flags.limit,
         sample=flags.sample_size,
     )
+    job = arena_job(arena)
     if not flags.quiet and (said := repeats_warning(config.repeats, config.temperature)):
         stderr.print(f"[yellow]warning: {escape(said)}[/]")
-    with show_progress(flags, arena.planner.capacity) as progress:
-        outcome = run_arena(
-            arena,
+    with show_progress(flags, job.total) as progress:
+        outcome = run_job(
+            job,
             argv=invocation(ctx),
             on_result=progress.case_done,
             step_summary=step_summary_path(),
+            on_stopping=progress.stopping,
         )
     return show(outcome.summary, outcome.run_dir, quiet=flags.quiet, json_output=flags.json_output)
 

@@ -8,29 +8,26 @@ from typing import Annotated
 import typer
 
 from judgecli.cli.app import app, exits_with_code
-from judgecli.cli.flags import judge_flags, report_run, run_and_report
+from judgecli.cli.flags import gate_thresholds, judge_flags, report_run, run_and_report
 from judgecli.cli.invocation import invocation
-from judgecli.cli.options import (
-    GateOnChoice,
-    GateOnOpt,
-    MinAccuracyOpt,
-    MinKappaOpt,
-    MinStabilityOpt,
-)
+from judgecli.cli.options import GateOnChoice, GateOnOpt
 from judgecli.errors import ExitCode
 from judgecli.settings.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, SUBSET_FLAGS, JudgeFlags
+from judgecli.settings.gate_flags import CALIBRATE, GateThresholds
 
 
 @app.command("calibrate")
 @exits_with_code
 @judge_flags(without=CASCADE_FLAGS | SUBSET_FLAGS | SCALE_OUT_FLAGS)
+@gate_thresholds(CALIBRATE)
 def calibrate_command(
     ctx: typer.Context,
     labels_file: Annotated[
         Path | None,
         typer.Argument(
             metavar="[LABELS.jsonl]",
-            help="Human labels (with the case fields, or see --cases).",
+            help="Human labels: JSONL, a CSV sheet, Parquet or hf://... (with the case "
+            "fields, or see --cases).",
             show_default=False,
         ),
     ] = None,
@@ -81,9 +78,7 @@ def calibrate_command(
     ] = None,
     *,
     flags: JudgeFlags,
-    min_kappa: MinKappaOpt = None,
-    min_accuracy: MinAccuracyOpt = None,
-    min_stability: MinStabilityOpt = None,
+    thresholds: GateThresholds,
     on: GateOnOpt = GateOnChoice.POINT,
 ) -> ExitCode:
     """Measure how well the judge agrees with human labels (and gate on it)."""
@@ -97,9 +92,7 @@ def calibrate_command(
     from judgecli.settings.config import step_summary_path
     from judgecli.store import default_run_dir
 
-    gate = GateSpec(
-        min_kappa=min_kappa, min_accuracy=min_accuracy, min_stability=min_stability, on=GateOn(on)
-    )
+    gate = GateSpec.of(thresholds, on=GateOn(on))
     check_calibrate_on(gate)
     loaded = named_rubric(rubric)[1] if rubric else None
     labels_path = labels or labels_file

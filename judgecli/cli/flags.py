@@ -1,24 +1,27 @@
-"""The shared judging flags as typer options of each judging command, and what the output
-flags do once the command has its run.
+"""The declared flags as typer options of each command (the shared judging flags, the gate's
+thresholds), and what the output flags do once the command has its run.
 
 Typer reads a command's options from its function's signature and has no parameter groups.
 So a judging command declares one `flags: JudgeFlags` parameter, and `@judge_flags(...)`
 shows typer a signature with one option per shared flag in its place, each made from the
-flag's declaration in judgecli/settings/flags.py, then calls the command with their values gathered
-into one JudgeFlags. A flag added there reaches every judging command from here unchanged.
+flag's declaration in judgecli/settings/flags.py, then calls the command with their values
+gathered into one JudgeFlags. A gated command's `thresholds: GateThresholds` parameter is
+made the same way by `@gate_thresholds(command)`, from judgecli/settings/gate_flags.py. A
+flag or a threshold added there reaches every command that takes it from here unchanged.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from judgecli.cli.app import stderr
 from judgecli.cli.options import judge_option
 from judgecli.settings.flags import JudgeFlags, flag_fields
+from judgecli.settings.gate_flags import GateThresholds, thresholds_of
 
 if TYPE_CHECKING:
     import typer
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
     from judgecli.cli.progress import RunProgress
     from judgecli.errors import ExitCode
     from judgecli.running.job import Job
+    from judgecli.settings.flag_spec import FlagField
     from judgecli.summary.run import RunSummary
 
 Command = Callable[..., "ExitCode"]
@@ -39,44 +43,62 @@ def judge_flags(*, without: frozenset[str] = frozenset()) -> Callable[[Command],
     if unknown:
         raise ValueError(f"no shared flags named {sorted(unknown)}")
     offered = [shared for shared in flag_fields() if shared.name not in without]
+    return in_place_of("flags", JudgeFlags, offered, kind="shared flags")
+
+
+def gate_thresholds(command: str | None) -> Callable[[Command], Command]:
+    """Put the gate's thresholds `command` takes (every one for None: `judge gate`) in place
+    of a command's `thresholds: GateThresholds` parameter, and call the command with them
+    gathered into one GateThresholds.
+    """
+    return in_place_of("thresholds", GateThresholds, thresholds_of(command), kind="thresholds")
+
+
+def in_place_of(
+    name: str, group: type[Any], offered: Sequence[FlagField], *, kind: str
+) -> Callable[[Command], Command]:
+    """Show typer one option per declared field of `group` (those `offered`) in place of a
+    command's parameter `name`, and call the command with their values gathered into one
+    `group`.
+    """
     options = [
         inspect.Parameter(
-            shared.name,
+            declared.name,
             inspect.Parameter.KEYWORD_ONLY,
-            annotation=Annotated[shared.type, judge_option(shared)],
-            default=shared.default,
+            annotation=Annotated[declared.type, judge_option(declared)],
+            default=declared.default,
         )
-        for shared in offered
+        for declared in offered
     ]
 
     def decorate(command: Command) -> Command:
         own = inspect.signature(command, eval_str=True)
-        if "flags" not in own.parameters:
-            raise TypeError(f"{command.__name__} has no `flags: JudgeFlags` parameter")
-        if clash := sorted(set(own.parameters) & {shared.name for shared in offered}):
-            raise TypeError(f"{command.__name__}'s parameters {clash} are shared flags too")
+        if name not in own.parameters:
+            raise TypeError(f"{command.__name__} has no `{name}: {group.__name__}` parameter")
+        if clash := sorted(set(own.parameters) & {declared.name for declared in offered}):
+            raise TypeError(f"{command.__name__}'s parameters {clash} are {kind} too")
         params: list[inspect.Parameter] = []
         for param in own.parameters.values():
-            if param.name == "flags":
+            if param.name == name:
                 params += options
             else:
                 # Keyword-only, all of them: typer passes every value by name, and the
-                # flags may then sit between the command's own parameters.
+                # options may then sit between the command's own parameters.
                 params.append(param.replace(kind=inspect.Parameter.KEYWORD_ONLY))
 
         @functools.wraps(command)
-        def with_flags(**values: Any) -> ExitCode:
-            flags = JudgeFlags(**{shared.name: values.pop(shared.name) for shared in offered})
-            return command(**values, flags=flags)
+        def gathered(**values: Any) -> ExitCode:
+            given = group(**{declared.name: values.pop(declared.name) for declared in offered})
+            return command(**values, **{name: given})
 
         # What typer reads: the signature, and the annotations it resolves types from
-        # (the command's own would name JudgeFlags, which typer cannot make an option of).
+        # (the command's own would name the group, which typer cannot make an option of).
         signature = own.replace(parameters=params)
-        with_flags.__signature__ = signature  # type: ignore[attr-defined]
-        with_flags.__annotations__ = {p.name: p.annotation for p in params} | {
+        gathered.__signature__ = signature  # type: ignore[attr-defined]
+        gathered.__annotations__ = {p.name: p.annotation for p in params} | {
             "return": signature.return_annotation
         }
-        return with_flags
+        return gathered
 
     return decorate
 
@@ -109,7 +131,7 @@ def run_and_report(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, Any]) ->
     if not flags.quiet and (said := repeats_warning(job.config.repeats, job.config.temperature)):
         stderr.print(f"[yellow]warning: {escape(said)}[/]")
     if job.config.workers > 1 and not flags.quiet:
-        from judgecli.running.workers import describe_shares
+        from judgecli.running.share import describe_shares
 
         stderr.print(f"[dim]{describe_shares(job.config, job.config.workers)}[/]")
     with show_progress(flags, job.total) as progress:

@@ -8,24 +8,15 @@ from typing import Annotated
 import typer
 
 from judgecli.cli.app import app, exits_with_code, stderr
-from judgecli.cli.options import (
-    GateOnChoice,
-    GateOnOpt,
-    MaxLossRateOpt,
-    MinAccuracyOpt,
-    MinConsistencyOpt,
-    MinKappaOpt,
-    MinMeanOpt,
-    MinPassKOpt,
-    MinPassRateOpt,
-    MinStabilityOpt,
-    MinWinRateOpt,
-)
+from judgecli.cli.flags import gate_thresholds
+from judgecli.cli.options import GateOnChoice, GateOnOpt
 from judgecli.errors import ExitCode
+from judgecli.settings.gate_flags import GateThresholds
 
 
 @app.command("gate")
 @exits_with_code
+@gate_thresholds(None)
 def gate_command(
     summary_file: Annotated[
         Path,
@@ -33,15 +24,7 @@ def gate_command(
             metavar="SUMMARY.json", help="summary.json of a pairwise, score or calibrate run."
         ),
     ],
-    min_win_rate: MinWinRateOpt = None,
-    min_pass_rate: MinPassRateOpt = None,
-    min_mean: MinMeanOpt = None,
-    max_loss_rate: MaxLossRateOpt = None,
-    min_consistency: MinConsistencyOpt = None,
-    min_kappa: MinKappaOpt = None,
-    min_accuracy: MinAccuracyOpt = None,
-    min_stability: MinStabilityOpt = None,
-    min_pass_k: MinPassKOpt = None,
+    thresholds: GateThresholds,
     on: GateOnOpt = GateOnChoice.POINT,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the gate's verdict as JSON on stdout.")
@@ -63,18 +46,7 @@ def gate_command(
     from judgecli.report.markdown import gate_note, headline
     from judgecli.summary.run import read_summary
 
-    spec = GateSpec(
-        min_win_rate=min_win_rate,
-        min_pass_rate=min_pass_rate,
-        min_mean=min_mean,
-        max_loss_rate=max_loss_rate,
-        min_consistency=min_consistency,
-        min_kappa=min_kappa,
-        min_accuracy=min_accuracy,
-        min_stability=min_stability,
-        min_pass_k=min_pass_k,
-        on=GateOn(on),
-    )
+    spec = GateSpec.of(thresholds, on=GateOn(on))
     if spec.empty:
         raise InputError(
             "no threshold given", hint="e.g. --min-win-rate 0.55 (and --on lower-bound)"

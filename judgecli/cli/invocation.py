@@ -9,6 +9,7 @@ a test runner).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -36,7 +37,7 @@ def as_args(param: Any, value: Any) -> list[str]:
         return []
     values = list(value) if isinstance(value, list | tuple) else [value]
     if param.param_type_name == "argument":
-        return [str(v) for v in values]
+        return [word(v) for v in values]
     if getattr(param, "is_flag", False):
         if value == param.default:
             return []
@@ -45,7 +46,16 @@ def as_args(param: Any, value: Any) -> list[str]:
     if value == param.default:
         return []
     name = long_name(param.opts)
-    return [word for v in values for word in (name, str(v))]
+    return [w for v in values for w in (name, word(v))]
+
+
+def word(value: Any) -> str:
+    """A value as a command-line word: a path as given (typer's Path of `hf://owner/name`
+    folds its `//`: the name is written whole again).
+    """
+    from judgecli.inputs.rows import shown
+
+    return shown(value) if isinstance(value, Path) else str(value)
 
 
 def long_name(opts: list[str]) -> str:

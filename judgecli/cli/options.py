@@ -1,6 +1,6 @@
-"""Typer options: the shared judging flags made from their declarations
-(judgecli/settings/flags.py), and the options a few commands share (the rubric, the gate's
-thresholds, pairwise's flips).
+"""Typer options: the shared judging flags and the gate's thresholds made from their
+declarations (judgecli/settings/flags.py, judgecli/settings/gate_flags.py), and the options
+a few commands share (the rubric, how the gate compares, pairwise's flips).
 
 Every option that takes a value names it (`MODEL`, `N`, `USD`): typer would otherwise show
 Python types (`<list[str]>`, `<float range> [x>=0.001]`), which take half of an 80-column
@@ -20,9 +20,11 @@ from typing import Annotated, Any, TypeVar, get_args
 
 import typer
 
-from judgecli.settings.flags import DATA, JUDGE, FlagField, flag_fields
+from judgecli.settings.flag_spec import FlagField
+from judgecli.settings.flags import DATA, JUDGE, flag_fields
+from judgecli.settings.gate_flags import GATE as GATE
+from judgecli.settings.gate_flags import threshold_fields
 
-GATE = "Gate"
 E = TypeVar("E", bound=StrEnum)
 
 
@@ -45,7 +47,7 @@ def path_value(value: str) -> Path:
 
 
 def judge_option(shared: FlagField) -> Any:
-    """The typer option of a shared judging flag, made from its declaration."""
+    """The typer option of a declared flag (a shared judging flag, a gate threshold)."""
     declared = shared.flag
     return typer.Option(
         *declared.names,
@@ -72,6 +74,10 @@ def shared_flag(name: str) -> FlagField:
 MaxCostOpt = Annotated[float | None, judge_option(shared_flag("max_cost"))]
 JsonOpt = Annotated[bool, judge_option(shared_flag("json_output"))]
 QuietOpt = Annotated[bool, judge_option(shared_flag("quiet"))]
+# The threshold `judge arena` takes beside its own gate (its gate is not a GateSpec).
+MinConsistencyOpt = Annotated[
+    float | None, judge_option({t.name: t for t in threshold_fields()}["min_consistency"])
+]
 
 
 class ChoiceError(typer.BadParameter):
@@ -163,41 +169,6 @@ FlipPolicyOpt = Annotated[
         "win beat a tie.",
     ),
 ]
-MinWinRateOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--min-win-rate",
-        min=0,
-        max=1,
-        metavar="RATE",
-        rich_help_panel=GATE,
-        help="Exit 1 unless NEW's win rate (ties ½) is at least this.",
-    ),
-]
-MaxLossRateOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--max-loss-rate",
-        min=0,
-        max=1,
-        metavar="RATE",
-        rich_help_panel=GATE,
-        help="Exit 1 if NEW loses more than this share of cases.",
-    ),
-]
-MinConsistencyOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--min-consistency",
-        min=0,
-        max=1,
-        metavar="RATE",
-        rich_help_panel=GATE,
-        help="The position-consistency floor (default 0.5; 0 turns it off): when fewer "
-        "pairs than this got the same verdict in both orders, the judge cannot tell the "
-        "answers apart, and the gate is undecided (exit 3).",
-    ),
-]
 GateOnOpt = Annotated[
     GateOnChoice,
     typer.Option(
@@ -208,26 +179,6 @@ GateOnOpt = Annotated[
         help="Compare the point estimate, the pessimistic end of its 95% interval, the "
         "human-corrected estimate (needs --labels) or its bound, or a --sequential run's "
         "decision.",
-    ),
-]
-MinPassRateOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--min-pass-rate",
-        min=0,
-        max=1,
-        metavar="RATE",
-        rich_help_panel=GATE,
-        help="Exit 1 unless the share of cases that pass is at least this.",
-    ),
-]
-MinMeanOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--min-mean",
-        metavar="SCORE",
-        rich_help_panel=GATE,
-        help="Exit 1 unless the mean score (on the rubric's scale) is at least this.",
     ),
 ]
 SequentialOpt = Annotated[
@@ -259,52 +210,9 @@ FdrOpt = Annotated[
         "instead of Holm (family-wise error).",
     ),
 ]
-MinKappaOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--min-kappa",
-        min=-1,
-        max=1,
-        metavar="KAPPA",
-        rich_help_panel=GATE,
-        help="Exit 1 unless judge-human κ (quadratic-weighted on ordinal scales) is at least this.",
-    ),
-]
-MinAccuracyOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--min-accuracy",
-        min=0,
-        max=1,
-        metavar="RATE",
-        rich_help_panel=GATE,
-        help="Exit 1 unless judge-human exact agreement is at least this.",
-    ),
-]
-MinStabilityOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--min-stability",
-        min=0,
-        max=1,
-        metavar="RATE",
-        rich_help_panel=GATE,
-        help="With --repeats K: exit 1 unless at least this share of cases got the same "
-        "verdict in all K asks.",
-    ),
-]
-MinPassKOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--min-pass-k",
-        min=0,
-        max=1,
-        metavar="RATE",
-        rich_help_panel=GATE,
-        help="With --repeats K: exit 1 unless at least this share of cases passes in every "
-        "one of the K asks (pass^K).",
-    ),
-]
+GATE_OPTIONS = frozenset({"on", "sequential", "labels", "fdr"})
+"""The gate's options beside its thresholds (GateOnOpt, SequentialOpt, LabelsOpt, FdrOpt),
+by parameter name: how the thresholds are compared, not what is judged."""
 ResumeRetryFailedOpt = Annotated[
     bool,
     typer.Option("--retry-failed", help="Judge the cases that failed last time again."),

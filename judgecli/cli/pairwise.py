@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from judgecli.cli.app import app, exits_with_code
-from judgecli.cli.flags import judge_flags, run_and_report
+from judgecli.cli.flags import gate_thresholds, judge_flags, run_and_report
 from judgecli.cli.options import (
     AllowPartialOpt,
     FdrOpt,
@@ -18,39 +18,42 @@ from judgecli.cli.options import (
     GateOnChoice,
     GateOnOpt,
     LabelsOpt,
-    MaxLossRateOpt,
-    MinConsistencyOpt,
-    MinStabilityOpt,
-    MinWinRateOpt,
     RubricOpt,
     SequentialOpt,
 )
 from judgecli.errors import ExitCode
 from judgecli.settings.flags import JudgeFlags
+from judgecli.settings.gate_flags import PAIRWISE, GateThresholds
 
 
 @app.command("pairwise")
 @exits_with_code
 @judge_flags()
+@gate_thresholds(PAIRWISE)
 def pairwise_command(
     ctx: typer.Context,
     old: Annotated[
         Path,
-        typer.Argument(metavar="OLD", help="JSONL of the current answers.", show_default=False),
+        typer.Argument(
+            metavar="OLD",
+            help="The current answers (JSONL, CSV, Parquet or hf://...).",
+            show_default=False,
+        ),
     ],
     new: Annotated[
         Path,
-        typer.Argument(metavar="NEW", help="JSONL of the candidate answers.", show_default=False),
+        typer.Argument(
+            metavar="NEW",
+            help="The candidate answers (JSONL, CSV, Parquet or hf://...).",
+            show_default=False,
+        ),
     ],
     rubric: RubricOpt = "pairwise",
     *,
     flags: JudgeFlags,
     flip: FlipOpt = True,
     flip_policy: FlipPolicyOpt = FlipPolicyChoice.TIE,
-    min_win_rate: MinWinRateOpt = None,
-    max_loss_rate: MaxLossRateOpt = None,
-    min_consistency: MinConsistencyOpt = None,
-    min_stability: MinStabilityOpt = None,
+    thresholds: GateThresholds,
     on: GateOnOpt = GateOnChoice.POINT,
     sequential: SequentialOpt = False,
     labels: LabelsOpt = None,
@@ -70,13 +73,7 @@ def pairwise_command(
 
     rubric_path, loaded = named_rubric(rubric)
     pairwise.check_rubric_kind(loaded, rubric_path)
-    gate = GateSpec(
-        min_win_rate=min_win_rate,
-        max_loss_rate=max_loss_rate,
-        min_consistency=min_consistency,
-        min_stability=min_stability,
-        on=GateOn(on),
-    )
+    gate = GateSpec.of(thresholds, on=GateOn(on))
     pairwise.check_consistency_floor(gate, flip=flip)
     config = judge_config("pairwise", loaded, flags)
     decides = decision_inputs(

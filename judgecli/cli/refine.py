@@ -24,7 +24,9 @@ def refine_command(
     dataset: Annotated[
         Path,
         typer.Argument(
-            metavar="DATASET", help="JSONL cases with id and input.", show_default=False
+            metavar="DATASET",
+            help="Cases with id and input (JSONL, CSV, Parquet or hf://...).",
+            show_default=False,
         ),
     ],
     rubric: RubricOpt,
@@ -95,7 +97,7 @@ def refine_command(
     from judgecli.cli.inputs import judge_config, named_rubric
     from judgecli.commands import refine
     from judgecli.inputs.dataset import scan_dataset
-    from judgecli.settings.config import model_settings
+    from judgecli.settings.judges import model_settings
 
     template = feedback_template or refine.DEFAULT_FEEDBACK_TEMPLATE
     refine.check_template(template)

@@ -23,7 +23,11 @@ import typer
 from rich.markup import escape
 
 from judgecli.cli.app import stderr
+from judgecli.cli.options import GATE_OPTIONS
 from judgecli.errors import ConfigError, ExitCode, InputError
+from judgecli.settings.flag_spec import Role
+from judgecli.settings.flags import flag_fields
+from judgecli.settings.gate_flags import threshold_fields
 
 if TYPE_CHECKING:
     from judgecli.commands.drift.audit import AuditedRun
@@ -31,36 +35,20 @@ if TYPE_CHECKING:
 REPLACEABLE = "--model, --api-base, --rubric, --temperature and --no-cache"
 """The options of the stored command line that `judge drift --anchor` replaces (--help)."""
 
-RESET = frozenset(
-    {
-        "out",
-        "resume",
-        "retry_failed",
-        "force",
-        "json_output",
-        "quiet",
-        "limit",
-        "sample",
-        "shard",
-        "batch",
-        "conclude_only",
-        "sequential",
-        "labels",
-        "fdr",
-        "on",
-        "min_pass_rate",
-        "min_mean",
-        "min_win_rate",
-        "max_loss_rate",
-        "min_consistency",
-        "min_kappa",
-        "min_accuracy",
-        # A gate of RUN_A's left on would stop the drift on its verdict (an undecided one
-        # exits 3, as an unfinished run does: issue 29).
-        "min_stability",
-        "min_pass_k",
-    }
+RESET = (
+    frozenset(
+        declared.name
+        for declared in (*flag_fields(), *threshold_fields())
+        if Role.THIS_RUN in declared.flag.roles
+    )
+    | GATE_OPTIONS
 )
+"""The parameters a re-judged anchor set has at their defaults, not at RUN_A's: the flags
+that belong to the run they were given for (Role.THIS_RUN: where it goes, what it prints,
+which cases, --batch), and RUN_A's whole gate (each threshold, GATE_OPTIONS): drift's gate
+is --max-shift, and RUN_A's left on would stop the drift on its verdict (an undecided one
+exits 3, as an unfinished run does: issue 29). `labels` is also calibrate's labels file,
+which the anchor replaces."""
 # Settings of the old judge that do not carry over to a new --model: its price, and whether
 # its server took the verdict schema (decided anew for the new one).
 PER_MODEL = frozenset({"price", "json_schema"})
@@ -203,8 +191,10 @@ def rejudged_argv(
             f"{len(anchors)} --anchor given",
             hint=HINT,
         )
+    from judgecli.inputs.rows import resolved
+
     replaced: dict[str, Any] = {
-        p.name: a.resolve() for p, a in zip(positional, anchors, strict=True)
+        p.name: resolved(a) for p, a in zip(positional, anchors, strict=True)
     }
     if change.models:
         replaced |= {"model": change.models} | dict.fromkeys(PER_MODEL)
@@ -228,15 +218,11 @@ def anchor_ids(anchors: list[Path], field_map: dict[str, str]) -> set[str]:
     """The case ids of the anchor file(s) (pairwise: those in both); DatasetError naming
     file:line for a line that is not a case.
     """
-    from judgecli.inputs.dataset import parse_case
-    from judgecli.inputs.jsonl import iter_lines
+    from judgecli.inputs.labels import dataset_ids
 
     found: set[str] | None = None
     for path in anchors:
-        ids = {
-            parse_case(path, number, text, field_map=field_map, requires=[]).id
-            for number, _, text in iter_lines(path)
-        }
+        ids = set(dataset_ids(path, field_map))
         found = ids if found is None else found & ids
     return found or set()
 

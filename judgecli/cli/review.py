@@ -148,10 +148,12 @@ def recorded_inputs(info: dict[str, Any]) -> dict[str, Path]:
         params = command.make_context(argv[1], argv[2:], resilient_parsing=True).params
     except (OSError, ValueError, KeyError, IndexError, TypeError):
         return {}
+    from judgecli.inputs.rows import anchored
+
     found: dict[str, Path] = {}
     for name in ("dataset", "old", "new"):
         if isinstance(params.get(name), Path | str):
-            found[name] = cwd / params[name]
+            found[name] = anchored(Path(params[name]), cwd)
     rubric = params.get("rubric")
     if isinstance(rubric, str):
         on_disk = cwd / rubric

@@ -8,38 +8,38 @@ from typing import Annotated
 import typer
 
 from judgecli.cli.app import app, exits_with_code
-from judgecli.cli.flags import judge_flags, run_and_report
+from judgecli.cli.flags import gate_thresholds, judge_flags, run_and_report
 from judgecli.cli.options import (
     FdrOpt,
     GateOnChoice,
     GateOnOpt,
     LabelsOpt,
-    MinMeanOpt,
-    MinPassKOpt,
-    MinPassRateOpt,
-    MinStabilityOpt,
     RubricOpt,
     SequentialOpt,
 )
 from judgecli.errors import ExitCode
 from judgecli.settings.flags import JudgeFlags
+from judgecli.settings.gate_flags import SCORE, GateThresholds
 
 
 @app.command("score")
 @exits_with_code
 @judge_flags()
+@gate_thresholds(SCORE)
 def score_command(
     ctx: typer.Context,
     dataset: Annotated[
-        Path, typer.Argument(metavar="DATASET", help="JSONL file of cases.", show_default=False)
+        Path,
+        typer.Argument(
+            metavar="DATASET",
+            help="Cases: a JSONL, CSV or Parquet file, or hf://owner/name[:split].",
+            show_default=False,
+        ),
     ],
     rubric: RubricOpt,
     *,
     flags: JudgeFlags,
-    min_pass_rate: MinPassRateOpt = None,
-    min_mean: MinMeanOpt = None,
-    min_stability: MinStabilityOpt = None,
-    min_pass_k: MinPassKOpt = None,
+    thresholds: GateThresholds,
     on: GateOnOpt = GateOnChoice.POINT,
     sequential: SequentialOpt = False,
     labels: LabelsOpt = None,
@@ -58,13 +58,7 @@ def score_command(
 
     rubric_path, loaded = named_rubric(rubric)
     score.check_rubric_kind(loaded, rubric_path)
-    gate = GateSpec(
-        min_pass_rate=min_pass_rate,
-        min_mean=min_mean,
-        min_stability=min_stability,
-        min_pass_k=min_pass_k,
-        on=GateOn(on),
-    )
+    gate = GateSpec.of(thresholds, on=GateOn(on))
     score.check_gate(gate, loaded)
     config = judge_config("score", loaded, flags)
     decides = decision_inputs(

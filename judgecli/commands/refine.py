@@ -25,7 +25,8 @@ from judgecli.judge.protocol import JudgeCallError, JudgeClient, JudgeRequest, M
 from judgecli.result import CaseResult, CaseStatus, Judgement
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.running.job import Ending, Job
-from judgecli.settings.config import ModelSettings, RunConfig
+from judgecli.settings.config import RunConfig
+from judgecli.settings.judges import ModelSettings
 from judgecli.store import ANSWERS, RunStore
 from judgecli.summary.facts import Usage
 from judgecli.summary.refine import RefineSummary, summarize_refine
@@ -356,7 +357,7 @@ def refine_job(
     def cases() -> Iterator[Case]:
         return iter_cases(scan, requires=["input"], field_map=config.field_map)
 
-    refuse_conversations(cases(), scan.path)
+    refuse_conversations(cases(), scan.source)
 
     def summarize(results: list[CaseResult]) -> RefineSummary:
         attempts = [attempts_of(r) for r in results]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from judgecli.deciding.gate import GateSpec
 from judgecli.errors import ConfigError
 from judgecli.rubric import Rubric
+from judgecli.settings.gate_flags import Sequence, one_of, threshold_fields
 from judgecli.stats.multiplicity import Correction
 from judgecli.summary.gate_records import GateMetric, GateOn
 
@@ -32,28 +33,21 @@ class Deciding:
     correction: Correction = Correction.HOLM
 
 
-FLAG_OF = {
-    GateMetric.WIN_RATE: "--min-win-rate",
-    GateMetric.PASS_RATE: "--min-pass-rate",
-    GateMetric.MEAN: "--min-mean",
-}
-
-
 def plan_sequential(spec: GateSpec, rubric: Rubric, *, seed: int) -> SequentialGate:
-    """The sequential gate a --sequential run follows: its one floor (--min-win-rate,
-    --min-pass-rate or --min-mean). ConfigError (exit 2, before anything is judged) for a
-    run with no such floor, or with other thresholds: stopping is decided by one number.
+    """The sequential gate a --sequential run follows: its one floor (a threshold declared
+    `Sequence.FOLLOWS`: --min-win-rate, --min-pass-rate or --min-mean). ConfigError (exit
+    2, before anything is judged) for a run with no such floor, or with other thresholds
+    (but the floor the verdicts stand on): stopping is decided by one number.
     """
     from judgecli.deciding.sequential import SequentialGate
 
-    given = list(spec.floors.items())
-    # --min-consistency is the floor the verdicts stand on, not a number to stop on.
-    others = (spec.max_loss_rate, spec.min_kappa, spec.min_accuracy, spec.min_stability)
-    if len(given) != 1 or any(t is not None for t in (*others, spec.min_pass_k)):
+    given = spec.given()
+    followed = [(row, bar) for row, bar in given if row.threshold.sequence is Sequence.FOLLOWS]
+    refused = [row for row, _ in given if row.threshold.sequence is Sequence.REFUSED]
+    if len(followed) != 1 or refused:
         raise ConfigError(
-            "--sequential stops on one number: give exactly one of --min-win-rate "
-            "(pairwise), --min-pass-rate or --min-mean (score), and no other threshold "
-            "(but the --min-consistency floor)",
+            f"--sequential stops on one number: give exactly one of {followable()}, and no "
+            f"other threshold (but the {one_of(spelt(Sequence.BESIDE))} floor)",
             hint="e.g. judge pairwise OLD NEW --sequential --min-win-rate 0.55; check the "
             "other numbers afterwards with judge gate SUMMARY.json",
         )
@@ -62,19 +56,39 @@ def plan_sequential(spec: GateSpec, rubric: Rubric, *, seed: int) -> SequentialG
             f"--sequential decides by its confidence sequence, not --on {spec.on.value}",
             hint="leave --on out with --sequential",
         )
-    metric, threshold = given[0]
+    [(row, threshold)] = followed
+    metric = GateMetric(row.threshold.metric)
     scale = (0.0, 1.0)
     if metric is GateMetric.MEAN:
         if rubric.scale is None:
             raise ConfigError(
-                f"--min-mean needs a rubric with a score scale; {rubric.name!r} has none",
+                f"{row.spelling} needs a rubric with a score scale; {rubric.name!r} has none",
                 hint="use --min-pass-rate with a binary rubric",
             )
         scale = (rubric.scale.min, rubric.scale.max)
     if not scale[0] < threshold < scale[1]:
         raise ConfigError(
-            f"{FLAG_OF[metric]} {threshold:g} leaves nothing to decide on the scale "
+            f"{row.spelling} {threshold:g} leaves nothing to decide on the scale "
             f"{scale[0]:g}..{scale[1]:g}",
             hint="a sequential bar lies strictly inside the scale",
         )
     return SequentialGate(metric=metric, threshold=threshold, scale=scale, seed=seed)
+
+
+def spelt(sequence: Sequence) -> list[str]:
+    """The thresholds a --sequential run treats as `sequence` says, by their spelling."""
+    return [row.spelling for row in threshold_fields() if row.threshold.sequence is sequence]
+
+
+def followable() -> str:
+    """The floors a sequence can follow, each with the commands that take it:
+    `--min-win-rate (pairwise), --min-pass-rate or --min-mean (score)`.
+    """
+    by_commands: dict[str, list[str]] = {}
+    for row in threshold_fields():
+        if row.threshold.sequence is Sequence.FOLLOWS:
+            commands = ", ".join(sorted(row.threshold.commands))
+            by_commands.setdefault(commands, []).append(row.spelling)
+    return ", ".join(
+        f"{one_of(spellings)} ({commands})" for commands, spellings in by_commands.items()
+    )

@@ -18,7 +18,7 @@ on a number the run has fails the gate; otherwise an undecided check leaves it u
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass
 
 from judgecli.deciding.consistency import (
     DEFAULT_FLOOR,
@@ -35,6 +35,7 @@ from judgecli.deciding.undecided import (
     no_sequence,
     undecided_check,
 )
+from judgecli.settings.gate_flags import GateThresholds, Sequence
 from judgecli.stats.intervals import Interval
 from judgecli.stats.pairwise import cases_needed
 from judgecli.summary.calibrate import CalibrateSummary
@@ -65,37 +66,28 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class GateSpec:
-    """The thresholds a user asked for; None = not checked."""
+class GateSpec(GateThresholds):
+    """The thresholds a user asked for (None = not checked; each declared in
+    settings/gate_flags.py), and which number of each estimate they are compared with.
+    """
 
-    min_win_rate: float | None = None
-    min_pass_rate: float | None = None
-    min_mean: float | None = None
-    """Score: the mean score's floor, on the rubric's scale."""
-    max_loss_rate: float | None = None
-    min_consistency: float | None = None
-    """Pairwise: the position-consistency floor (None: the default, 0.5). Given, it is also
-    a check of its own; below it the gate is undecided, never failed."""
-    min_kappa: float | None = None
-    """Calibrate: quadratic-weighted κ for ordinal scales, Cohen's κ otherwise."""
-    min_accuracy: float | None = None
-    min_stability: float | None = None
-    """--repeats: the share of cases whose K verdicts agree."""
-    min_pass_k: float | None = None
-    """Score with --repeats: the share of cases that pass in every one of the K repeats."""
     on: GateOn = GateOn.POINT
+
+    @classmethod
+    def of(cls, thresholds: GateThresholds, on: GateOn) -> GateSpec:
+        """The gate of the thresholds a command was given, compared `on` that number."""
+        return cls(**asdict(thresholds), on=on)
 
     @property
     def floors(self) -> dict[GateMetric, float]:
         """The floors given on means a sequence or a correction can follow (win rate, pass
         rate, mean score), by metric.
         """
-        bars = {
-            GateMetric.WIN_RATE: self.min_win_rate,
-            GateMetric.PASS_RATE: self.min_pass_rate,
-            GateMetric.MEAN: self.min_mean,
+        return {
+            GateMetric(row.threshold.metric): bar
+            for row, bar in self.given()
+            if row.threshold.sequence is Sequence.FOLLOWS
         }
-        return {metric: bar for metric, bar in bars.items() if bar is not None}
 
     @property
     def consistency_floor(self) -> float:
@@ -105,13 +97,12 @@ class GateSpec:
     @property
     def empty(self) -> bool:
         """No threshold at all: no gate."""
-        return all(getattr(self, f.name) is None for f in fields(self) if f.name != "on")
+        return not self.given()
 
     @property
     def on_repeats(self) -> list[str]:
         """The flags given that only a run with --repeats can be checked against."""
-        given = [("--min-stability", self.min_stability), ("--min-pass-k", self.min_pass_k)]
-        return [flag for flag, value in given if value is not None]
+        return [row.spelling for row, _ in self.given() if row.threshold.repeats]
 
 
 def check(
@@ -279,21 +270,17 @@ def evaluate_gate(summary: RunSummary, spec: GateSpec) -> GateResult | None:
 
 
 def wanted(summary: RunSummary, spec: GateSpec) -> list[tuple[GateMetric, float, bool]]:
-    """(metric, threshold, is a minimum) of every threshold given, in the gate's order."""
+    """(metric, threshold, is a minimum) of every threshold given, in the gate's order; κ is
+    the weighted one where the summary has it (an ordinal scale).
+    """
     weighted = isinstance(summary, CalibrateSummary) and summary.weighted_kappa is not None
-    kappa = GateMetric.WEIGHTED_KAPPA if weighted else GateMetric.COHEN_KAPPA
-    given = [
-        (GateMetric.WIN_RATE, spec.min_win_rate, True),
-        (GateMetric.PASS_RATE, spec.min_pass_rate, True),
-        (GateMetric.MEAN, spec.min_mean, True),
-        (GateMetric.LOSS_RATE, spec.max_loss_rate, False),
-        (GateMetric.CONSISTENCY, spec.min_consistency, True),
-        (kappa, spec.min_kappa, True),
-        (GateMetric.ACCURACY, spec.min_accuracy, True),
-        (GateMetric.STABILITY, spec.min_stability, True),
-        (GateMetric.PASS_K, spec.min_pass_k, True),
-    ]
-    return [(metric, bar, minimum) for metric, bar, minimum in given if bar is not None]
+    given = []
+    for row, bar in spec.given():
+        metric = GateMetric(row.threshold.metric)
+        if metric is GateMetric.COHEN_KAPPA and weighted:
+            metric = GateMetric.WEIGHTED_KAPPA
+        given.append((metric, bar, row.threshold.minimum))
+    return given
 
 
 def checked(

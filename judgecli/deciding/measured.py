@@ -12,6 +12,7 @@ from pathlib import Path
 
 from judgecli.deciding.gate import GateSpec, corrected
 from judgecli.errors import ConfigError, InputError
+from judgecli.settings.gate_flags import ThresholdField, one_of, threshold_fields
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.facts import Command
 from judgecli.summary.gate_records import GateOn
@@ -19,37 +20,33 @@ from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.run import RunSummary
 from judgecli.summary.score import ScoreSummary
 
-MEASURED_BY = {
-    "--min-win-rate": Command.PAIRWISE,
-    "--max-loss-rate": Command.PAIRWISE,
-    "--min-consistency": Command.PAIRWISE,
-    "--min-pass-rate": Command.SCORE,
-    "--min-mean": Command.SCORE,
-    "--min-kappa": Command.CALIBRATE,
-    "--min-accuracy": Command.CALIBRATE,
-}
-"""The command whose runs make the number a threshold flag checks."""
-
-OTHERS = {
-    Command.PAIRWISE: "--min-win-rate, --max-loss-rate or --min-consistency",
-    Command.SCORE: "--min-pass-rate or --min-mean",
-    Command.CALIBRATE: "--min-kappa or --min-accuracy",
-    Command.REFINE: "none of these thresholds (a refine run has no gate)",
-}
+NO_THRESHOLD = "none of these thresholds (a refine run has no gate)"
+"""What gates a run of a command that makes none of the gated numbers."""
 
 
-def given_flags(spec: GateSpec) -> list[str]:
-    """The threshold flags `spec` holds, by their spelling."""
-    values = {
-        "--min-win-rate": spec.min_win_rate,
-        "--max-loss-rate": spec.max_loss_rate,
-        "--min-consistency": spec.min_consistency,
-        "--min-pass-rate": spec.min_pass_rate,
-        "--min-mean": spec.min_mean,
-        "--min-kappa": spec.min_kappa,
-        "--min-accuracy": spec.min_accuracy,
-    }
-    return [flag for flag, value in values.items() if value is not None]
+def measured_by(row: ThresholdField) -> Command | None:
+    """The command whose runs alone make the number a threshold checks; None for a number
+    of --repeats (`check_gate_mode` asks for the repeats), or one that several commands make.
+    """
+    made = [command for command in Command if command.value in row.threshold.commands]
+    return made[0] if len(made) == 1 and not row.threshold.repeats else None
+
+
+def measured() -> dict[Command, list[ThresholdField]]:
+    """The thresholds each command's runs alone make the numbers of, the commands in the
+    order their first threshold is declared.
+    """
+    found: dict[Command, list[ThresholdField]] = {}
+    for row in threshold_fields():
+        if (command := measured_by(row)) is not None:
+            found.setdefault(command, []).append(row)
+    return found
+
+
+def others(command: Command) -> str:
+    """The thresholds a run of `command` can be gated with, as a hint says them."""
+    rows = measured().get(command)
+    return one_of(row.spelling for row in rows) if rows else NO_THRESHOLD
 
 
 def check_measured(summary: RunSummary, spec: GateSpec, path: Path) -> None:
@@ -57,13 +54,14 @@ def check_measured(summary: RunSummary, spec: GateSpec, path: Path) -> None:
     that this run's rubric or flags ruled out: a pass rate without a pass mark, a mean of a
     binary rubric, a consistency with --no-flip.
     """
-    for flag in given_flags(spec):
-        wants = MEASURED_BY[flag]
-        if summary.command is not wants:
-            raise InputError(
-                f"{flag} needs a {wants.value} run; {path} is a {summary.command.value} run",
-                hint=f"gate a {summary.command.value} run with {OTHERS[summary.command]}",
-            )
+    for wants, rows in measured().items():
+        for row in rows:
+            if getattr(spec, row.name) is not None and summary.command is not wants:
+                raise InputError(
+                    f"{row.spelling} needs a {wants.value} run; {path} is a "
+                    f"{summary.command.value} run",
+                    hint=f"gate a {summary.command.value} run with {others(summary.command)}",
+                )
     consistency = spec.min_consistency is not None
     if isinstance(summary, PairwiseSummary) and consistency and not summary.flip:
         raise InputError(

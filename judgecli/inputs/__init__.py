@@ -2,6 +2,12 @@
 is an error naming file:line and the fix (exit 2), never a half-made run.
 
 - `jsonl`: JSON Lines read line by line, every problem said with file:line and the fix
+- `rows`: a dataset of any format as numbered rows of fields (`RowSource`), and its name
+- `tables`: CSV and TSV files (the csv module), Parquet files (pyarrow), row by row
+- `hub`: Hugging Face datasets (`hf://owner/name:split`), streamed
+- `copies`: the rows of a Parquet or hub source kept to be read back by position
+- `sources`: which reader reads a dataset, picked by its name
+- `case_fields`: a row's fields as a case's, each checked (the `--field` map applied)
 - `dataset`: cases (`Case`) streamed from a dataset, with `--field` maps and the scan's
   warnings
 - `conversation`: a case's `messages`, parsed and rendered fenced by role

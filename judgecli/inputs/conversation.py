@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from judgecli.errors import DatasetError
+from judgecli.inputs.rows import JsonlSource, RowSource
 
 
 class Role(StrEnum):
@@ -160,14 +160,14 @@ class MaybeConversation(Protocol):
         """Its conversation, when it is one."""
 
 
-def refuse_conversations(cases: Iterable[MaybeConversation], path: Path) -> None:
+def refuse_conversations(cases: Iterable[MaybeConversation], source: Path | RowSource) -> None:
     """DatasetError (exit 2, before any call) for a conversation case: refine generates one
     answer to one input, and would otherwise send the generator an empty prompt.
     """
     for case in cases:
         if case.messages is not None:
-            raise DatasetError(
-                path,
+            where = source if isinstance(source, RowSource) else JsonlSource(source)
+            raise where.error(
                 case.line,
                 "a conversation (`messages`): judge refine generates one answer to one input",
                 hint="give the case an input (e.g. its last user turn), or grade "

@@ -43,8 +43,9 @@ def open_input(path: Path, mode: str, **kwargs: Any) -> IO[Any]:
         where = "" if path.is_absolute() else f" (relative to {Path.cwd()})"
         raise DatasetError(path, None, "no such file", hint=f"check the path{where}") from None
     except IsADirectoryError:
+        kind = path.suffix or ".jsonl"
         raise DatasetError(
-            path, None, "is a folder, not a file", hint="give the path of a .jsonl file"
+            path, None, "is a folder, not a file", hint=f"give the path of a {kind} file"
         ) from None
     except OSError as err:
         raise DatasetError(

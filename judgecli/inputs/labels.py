@@ -1,5 +1,6 @@
-"""Human labels for `judge calibrate`: `{"id", "label", "annotator"?}` per JSONL line, or
-the rows of a CSV sheet with `id`, `label` and `annotator` columns (`judge review export`).
+"""Human labels for `judge calibrate`: `{"id", "label", "annotator"?}` per JSONL line (or
+Parquet or hf:// row, rows.py), or the rows of a CSV sheet with `id`, `label` and
+`annotator` columns (`judge review export`).
 
 A label is checked against what it labels: a score must lie on the rubric's scale, a
 choice must be one of the rubric's choices (pass/fail and true/false are accepted for a
@@ -15,18 +16,19 @@ to which of A and B is NEW. Without the key such a sheet is an error, never a gu
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgecli.errors import ConfigError, DatasetError
-from judgecli.inputs.dataset import parse_case
-from judgecli.inputs.jsonl import iter_lines, open_input, parse_object
+from judgecli.inputs.dataset import case_ids
+from judgecli.inputs.jsonl import open_input
 from judgecli.inputs.pairs import named
+from judgecli.inputs.rows import DataPath, RowSource, shown
+from judgecli.inputs.sources import open_rows
+from judgecli.inputs.tables import CsvSource
 from judgecli.result import Winner
 from judgecli.rubric import Rubric, RubricKind
 
@@ -134,26 +136,29 @@ def describe(space: LabelSpace) -> str:
 
 
 def read_labels(
-    path: Path,
+    path: DataPath,
     space: LabelSpace,
     *,
     label_map: Mapping[str, str] | None = None,
     key: ReviewKey | None = None,
 ) -> list[Label]:
-    """Every label of the file (JSONL, or a `.csv` sheet), validated; (id, annotator) must
-    be unique. A blank label (null or "" in JSONL, an empty cell in CSV) is skipped: a
-    review sheet may be handed back partly filled. `key` reads a blind pairwise sheet.
+    """Every label of the file (JSONL, Parquet, hf://, or a `.csv` sheet), validated; (id,
+    annotator) must be unique. A blank label (null or "" in JSONL, an empty cell in CSV) is
+    skipped: a review sheet may be handed back partly filled. `key` reads a blind pairwise
+    sheet.
     """
     label_map = label_map or {}
     labels: list[Label] = []
     first: dict[tuple[str, str | None], int] = {}
-    rows = csv_rows(path, space, label_map) if path.suffix.lower() == ".csv" else jsonl_rows(path)
+    source = open_rows(path, example=LABEL_EXAMPLE)
+    rows = (
+        csv_rows(source, space, label_map) if isinstance(source, CsvSource) else object_rows(source)
+    )
     for number, case_id, raw, annotator, fields in rows:
         blank = raw is None or raw == ""
-        code = None if blank else blind_code(path, number, fields, space)
+        code = None if blank else blind_code(source, number, fields, space)
         if isinstance(case_id, bool) or not isinstance(case_id, str | int) or case_id == "":
-            raise DatasetError(
-                path,
+            raise source.error(
                 number,
                 'missing or invalid "id" (a string or integer)',
                 hint=f"a label names its case by the case's id, e.g. {LABEL_EXAMPLE}",
@@ -161,36 +166,33 @@ def read_labels(
         if blank:
             continue
         if annotator is not None and not isinstance(annotator, str | int):
-            raise DatasetError(
-                path,
+            raise source.error(
                 number,
                 '"annotator" must be a string',
                 hint='name the rater who gave the label, e.g. "annotator": "rater-1"',
             )
         if code is not None:
             raw = unblind(
-                path, number, str(case_id), raw, code, key=key, space=space, label_map=label_map
+                source, number, str(case_id), raw, code, key=key, space=space, label_map=label_map
             )
         value = normalise(raw, space, label_map)
         if value is None:
-            raise DatasetError(
-                path, number, f"label {raw!r} is not {describe(space)}", hint=label_hint(space)
+            raise source.error(
+                number, f"label {raw!r} is not {describe(space)}", hint=label_hint(space)
             )
         who = None if annotator in (None, "") else str(annotator)
         pair = (str(case_id), who)
         if pair in first:
             by = who or "the same (unnamed) annotator"
-            raise DatasetError(
-                path,
+            raise source.error(
                 number,
-                f"id {case_id!r} is labelled twice by {by} (first on line {first[pair]})",
+                f"id {case_id!r} is labelled twice by {by} (first on {source.unit} {first[pair]})",
                 hint='add an "annotator" field to tell raters apart',
             )
         first[pair] = number
         labels.append(Label(id=str(case_id), value=value, annotator=who, line=number))
     if not labels:
-        raise DatasetError(
-            path,
+        raise source.error(
             None,
             "no labels (the file is empty)",
             hint=f"a labels file holds one label per line, e.g. {LABEL_EXAMPLE}",
@@ -220,7 +222,7 @@ file; the fields tell a blind pairwise row (`blind_code`)."""
 
 
 def unblind(
-    path: Path,
+    source: RowSource,
     number: int,
     case_id: str,
     raw: Any,
@@ -232,15 +234,13 @@ def unblind(
 ) -> str:
     """A blind row's A/B/tie label as new/old/tie, through the key of its run."""
     if space.kind is not RubricKind.PAIRWISE:
-        raise DatasetError(
-            path,
+        raise source.error(
             number,
             f"a blind pairwise sheet, but the labels must be {describe(space)}",
             hint="calibrate it against the pairwise run it was exported from",
         )
     if key is None:
-        raise DatasetError(
-            path,
+        raise source.error(
             number,
             "a blind pairwise sheet (A/B answers, a code per row): its labels "
             "are read through the key `judge review export` kept with the run",
@@ -254,15 +254,13 @@ def unblind(
         )
     entry = key.codes.get(code)
     if entry is None:
-        raise DatasetError(
-            path,
+        raise source.error(
             number,
             f"code {code!r} is not in {key.path}",
             hint="the sheet comes from another run: use that run's key",
         )
     if entry.id != case_id:
-        raise DatasetError(
-            path,
+        raise source.error(
             number,
             f"code {code!r} is the code of id {entry.id!r}, not {case_id!r}",
             hint="keep the id and code columns as exported",
@@ -271,11 +269,13 @@ def unblind(
     if said == Winner.TIE.value:
         return said
     if said not in ("a", "b"):
-        raise DatasetError(path, number, f"label {raw!r} is not A, B or tie")
+        raise source.error(number, f"label {raw!r} is not A, B or tie")
     return Winner.NEW.value if said.upper() == entry.new else Winner.OLD.value
 
 
-def blind_code(path: Path, number: int, fields: Mapping[str, Any], space: LabelSpace) -> str | None:
+def blind_code(
+    source: RowSource, number: int, fields: Mapping[str, Any], space: LabelSpace
+) -> str | None:
     """The row's code when it is a row of a blind pairwise sheet, else None. A row is
     blind when it has both answer columns of one, or a code under a pairwise rubric: a
     rater may hand back only id, code and label.
@@ -285,8 +285,7 @@ def blind_code(path: Path, number: int, fields: Mapping[str, Any], space: LabelS
         return None
     code = fields.get("code")
     if not isinstance(code, str) or not code.strip():
-        raise DatasetError(
-            path,
+        raise source.error(
             number,
             'a blind pairwise sheet row without its "code"',
             hint="keep the code column as exported",
@@ -294,50 +293,43 @@ def blind_code(path: Path, number: int, fields: Mapping[str, Any], space: LabelS
     return code.strip()
 
 
-def jsonl_rows(path: Path) -> Iterator[Row]:
-    """The label rows of a JSONL file; a line without a "label" key is an error."""
-    for number, _, text in iter_lines(path):
-        obj = parse_object(path, number, text, example=LABEL_EXAMPLE)
-        if "label" not in obj:
-            raise DatasetError(path, number, 'missing "label"', hint=f"e.g. {LABEL_EXAMPLE}")
-        yield number, obj.get("id"), obj.get("label"), obj.get("annotator"), obj
+def object_rows(source: RowSource) -> Iterator[Row]:
+    """The label rows of a JSONL, Parquet or hf:// source; a row without "label" is an
+    error.
+    """
+    for row in source.rows():
+        fields = row.fields
+        if "label" not in fields:
+            raise source.error(row.number, 'missing "label"', hint=f"e.g. {LABEL_EXAMPLE}")
+        yield row.number, fields.get("id"), fields.get("label"), fields.get("annotator"), fields
 
 
-def csv_rows(path: Path, space: LabelSpace, label_map: Mapping[str, str]) -> Iterator[Row]:
+def csv_rows(source: CsvSource, space: LabelSpace, label_map: Mapping[str, str]) -> Iterator[Row]:
     """The label rows of a CSV sheet (`judge review export`): the `id` column, the `label`
     column (its header may carry a note: `label (1-4; pass at 3)`) and, if present,
-    `annotator`; other columns are ignored. Line numbers are the file's physical lines.
+    `annotator`; other columns are ignored. Rows are numbered as a spreadsheet shows them
+    (the header is row 1).
     """
-    with open_input(path, "r", encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle)
-        try:
-            header = [h.strip().casefold() for h in next(reader, [])]
-            names = ("id", "annotator", "code", "output_a", "output_b")
-            where: dict[str, int] = {n: header.index(n) for n in names if n in header}
-            labelled = [i for i, h in enumerate(header) if h == "label" or h.startswith("label (")]
-            if "id" not in where or len(labelled) != 1:
-                raise DatasetError(
-                    path,
-                    1,
-                    'the header needs an "id" and one "label" column',
-                    hint="hand back the sheet `judge review export` wrote",
-                )
-            where["label"] = labelled[0]
-            line = reader.line_num
-            for cells in reader:
-                number, line = line + 1, reader.line_num
-                if not any(cell.strip() for cell in cells):
-                    continue
-                get = {k: (cells[i].strip() if i < len(cells) else "") for k, i in where.items()}
-                raw = number_or_text(get["label"], space, label_map)
-                yield number, get["id"], raw, get.get("annotator"), get
-        except (csv.Error, UnicodeDecodeError) as err:
-            raise DatasetError(
-                path,
-                reader.line_num + 1,
-                f"not a readable CSV sheet ({err})",
-                hint="save the sheet as CSV (UTF-8)",
-            ) from None
+    with open_input(source.path, "rb") as handle:
+        records = source.records(handle)
+        first = next(records, None)
+        header = [h.strip().casefold() for h in first[2]] if first else []
+        names = ("id", "annotator", "code", "output_a", "output_b")
+        where: dict[str, int] = {n: header.index(n) for n in names if n in header}
+        labelled = [i for i, h in enumerate(header) if h == "label" or h.startswith("label (")]
+        if "id" not in where or len(labelled) != 1:
+            raise source.error(
+                1,
+                'the header needs an "id" and one "label" column',
+                hint="hand back the sheet `judge review export` wrote",
+            )
+        where["label"] = labelled[0]
+        for number, _, cells in records:
+            if not any(cell.strip() for cell in cells):
+                continue
+            get = {k: (cells[i].strip() if i < len(cells) else "") for k, i in where.items()}
+            raw = number_or_text(get["label"], space, label_map)
+            yield number, get["id"], raw, get.get("annotator"), get
 
 
 def number_or_text(raw: str, space: LabelSpace, label_map: Mapping[str, str]) -> Value:
@@ -351,7 +343,7 @@ def number_or_text(raw: str, space: LabelSpace, label_map: Mapping[str, str]) ->
 
 
 def check_labels_match(
-    labels: list[Label], case_ids: list[str], labels_path: Path, cases_path: Path
+    labels: list[Label], case_ids: list[str], labels_path: DataPath, cases_path: DataPath
 ) -> None:
     """InputError unless some label's id is a case id. Labels of other cases (another
     run's, or ids spelled differently) would give an all-n/a report that looks like a
@@ -362,17 +354,14 @@ def check_labels_match(
         return
     label_ids = sorted({label.id for label in labels})
     raise DatasetError(
-        labels_path,
+        shown(labels_path),
         None,
-        f"none of the {len(labels)} labels match a case id of {cases_path} "
+        f"none of the {len(labels)} labels match a case id of {shown(cases_path)} "
         f"(labels: {named(label_ids)}; cases: {named(sorted(known)) or 'none'})",
         hint='labels are joined to cases on "id": pass the labels of these cases',
     )
 
 
-def dataset_ids(path: Path, field_map: dict[str, str]) -> list[str]:
+def dataset_ids(path: DataPath, field_map: dict[str, str]) -> list[str]:
     """The case ids of a dataset, in file order."""
-    return [
-        parse_case(path, number, text, field_map=field_map, requires=[]).id
-        for number, _, text in iter_lines(path)
-    ]
+    return case_ids(path, field_map)

@@ -1,7 +1,8 @@
 """Pairs: OLD and NEW datasets joined on `id`, for `judge pairwise`.
 
-Both files are validated in full before anything is called. Memory holds the ids and byte
-offsets, not the texts: pairs are read back from disk one at a time while the runner works.
+Both files are validated in full before anything is called. Memory holds the ids and where
+each row is (rows.Row.at), not the texts: pairs are read back one at a time while the
+runner works.
 The two sides of a pair answer the same input; of a conversation (`messages`), the same
 user turns (the system prompt and the assistant turns are what a new version may change).
 """
@@ -13,16 +14,16 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judgecli.errors import DatasetError
 from judgecli.inputs.conversation import render_turns, user_turns_digest
 from judgecli.inputs.dataset import (
     Case,
     EmptyFields,
+    case_from,
     check_unique,
     no_cases,
-    parse_case,
+    open_cases,
 )
-from judgecli.inputs.jsonl import iter_lines, read_line_at
+from judgecli.inputs.rows import DataPath, RowSource
 from judgecli.inputs.sampling import SampleSize, Selector
 from judgecli.inputs.shard import Shard
 
@@ -45,18 +46,30 @@ class Pair:
 
 @dataclass(frozen=True)
 class Located:
-    """Where a case's line is: line number and byte offset."""
+    """Where a case's row is: its number, and where its source finds it (rows.Row.at)."""
 
     line: int
     offset: int
+
+
+def read_case(
+    source: RowSource,
+    at: Located,
+    *,
+    field_map: Mapping[str, str],
+    requires: list[str],
+) -> Case:
+    """The case of a row found by an earlier scan, read back."""
+    fields = source.row_at(at.line, at.offset)
+    return case_from(source, at.line, fields, field_map=field_map, requires=requires)
 
 
 @dataclass(frozen=True)
 class PairScan:
     """The validated join: which pairs to judge, and what did not match."""
 
-    old_path: Path
-    new_path: Path
+    old: RowSource
+    new: RowSource
     pairs: list[tuple[Located, Located]]
     """Selected pairs (old, new) in OLD's file order."""
     total: int
@@ -64,6 +77,16 @@ class PairScan:
     only_old: list[str] = field(default_factory=list)
     only_new: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def old_path(self) -> Path:
+        """OLD's path."""
+        return self.old.path
+
+    @property
+    def new_path(self) -> Path:
+        """NEW's path."""
+        return self.new.path
 
 
 def digest(text: str | None) -> bytes:
@@ -91,14 +114,14 @@ def named(ids: list[str]) -> str:
     return shown + (f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else "")
 
 
-def unmatched(only_old: list[str], old_path: Path, only_new: list[str], new_path: Path) -> str:
+def unmatched(only_old: list[str], old: str, only_new: list[str], new: str) -> str:
     """`2 ids only in old.jsonl ('p2', 'p3'); 1 id only in new.jsonl ('p9')`, naming only
     the sides that have any.
     """
-    sides = [(ids, path) for ids, path in ((only_old, old_path), (only_new, new_path)) if ids]
+    sides = [(ids, name) for ids, name in ((only_old, old), (only_new, new)) if ids]
     return "; ".join(
-        f"{len(ids)} {'id' if len(ids) == 1 else 'ids'} only in {path} ({named(ids)})"
-        for ids, path in sides
+        f"{len(ids)} {'id' if len(ids) == 1 else 'ids'} only in {name} ({named(ids)})"
+        for ids, name in sides
     )
 
 
@@ -113,40 +136,32 @@ class Indexed:
 
 
 def index_new(
-    new_path: Path, *, requires: list[str], field_map: Mapping[str, str]
+    new: RowSource, *, requires: list[str], field_map: Mapping[str, str]
 ) -> tuple[dict[str, Indexed], EmptyFields]:
     """Validate NEW and index its cases by id (and count its empty fields; its inputs are
     OLD's, so only OLD's empty inputs are counted).
     """
     index: dict[str, Indexed] = {}
     seen: dict[str, int] = {}
-    empty = EmptyFields(new_path, [f for f in requires if f != "input"], field_map)
-    for number, offset, text in iter_lines(new_path):
-        case = parse_case(new_path, number, text, field_map=field_map, requires=requires)
-        check_unique(new_path, case, seen)
+    empty = EmptyFields(new.name, [f for f in requires if f != "input"], field_map)
+    for row in new.rows():
+        case = case_from(new, row.number, row.fields, field_map=field_map, requires=requires)
+        check_unique(new, case, seen)
         empty.note(case)
         index[case.id] = Indexed(
-            Located(number, offset),
+            Located(row.number, row.at),
             input_digest(case),
             output_digest(case),
             conversation=case.messages is not None,
         )
     if not index:
-        raise no_cases(new_path)
+        raise no_cases(new)
     return index, empty
 
 
-def same_file(a: Path, b: Path) -> bool:
-    """Whether two paths name one file (also through links or `./`)."""
-    try:
-        return a.samefile(b)
-    except OSError:
-        return False
-
-
 def scan_pairs(
-    old_path: Path,
-    new_path: Path,
+    old_path: DataPath | RowSource,
+    new_path: DataPath | RowSource,
     *,
     requires: list[str],
     field_map: Mapping[str, str] | None = None,
@@ -158,20 +173,22 @@ def scan_pairs(
     shard: Shard | None = None,
 ) -> PairScan:
     """Validate both files and join them on id (see sampling.Selector for limit/sample);
-    with `shard`, of the chosen pairs those of the shard.
+    with `shard`, of the chosen pairs those of the shard. Both sources are opened seekable:
+    the pairs are read back in OLD's order (`iter_pairs`).
     """
     field_map = field_map or {}
-    new_index, new_empty = index_new(new_path, requires=requires, field_map=field_map)
+    old, new = open_cases(old_path, seekable=True), open_cases(new_path, seekable=True)
+    new_index, new_empty = index_new(new, requires=requires, field_map=field_map)
     selector: Selector[tuple[Located, Located]] = Selector(limit=limit, sample=sample, seed=seed)
-    old_empty = EmptyFields(old_path, requires, field_map)
+    old_empty = EmptyFields(old.name, requires, field_map)
     seen: dict[str, int] = {}
     only_old: list[str] = []
     differing: list[str] = []
     differing_turns: list[str] = []
     same_output = 0
-    for number, offset, text in iter_lines(old_path):
-        case = parse_case(old_path, number, text, field_map=field_map, requires=requires)
-        check_unique(old_path, case, seen)
+    for row in old.rows():
+        case = case_from(old, row.number, row.fields, field_map=field_map, requires=requires)
+        check_unique(old, case, seen)
         old_empty.note(case)
         match = new_index.pop(case.id, None)
         if match is None:
@@ -182,31 +199,28 @@ def scan_pairs(
         else:
             same_output += match.output == output_digest(case)
             if only is None or case.id in only:
-                selector.offer((Located(number, offset), match.at))
+                selector.offer((Located(row.number, row.at), match.at))
     if not seen:
-        raise no_cases(old_path)
+        raise no_cases(old)
     if differing:
-        raise DatasetError(
-            new_path,
+        raise new.error(
             None,
-            f"input differs from {old_path} for id {named(differing)}",
+            f"input differs from {old.name} for id {named(differing)}",
             hint="OLD and NEW must answer the same inputs; check that the files belong together",
         )
     if differing_turns:
-        raise DatasetError(
-            new_path,
+        raise new.error(
             None,
-            f"the user turns differ from {old_path} for id {named(differing_turns)}",
+            f"the user turns differ from {old.name} for id {named(differing_turns)}",
             hint="OLD and NEW must hold the same conversation from the user's side (the system "
             'and assistant turns may differ), as "messages" in both files',
         )
     only_new = list(new_index)
     warnings = []
     if only_old or only_new:
-        problem = unmatched(only_old, old_path, only_new, new_path)
+        problem = unmatched(only_old, old.name, only_new, new.name)
         if not allow_partial:
-            raise DatasetError(
-                new_path,
+            raise new.error(
                 None,
                 f"the files do not have the same ids: {problem}",
                 hint="pass --allow-partial to judge only the ids in both files",
@@ -214,10 +228,9 @@ def scan_pairs(
         warnings.append(f"--allow-partial: judging only the ids in both files; {problem}")
     pairs = selector.chosen(key=lambda p: p[0].line)
     if not pairs:
-        raise DatasetError(
-            new_path,
+        raise new.error(
             None,
-            f"no id is in both {old_path} and {new_path}",
+            f"no id is in both {old.name} and {new.name}",
             hint="OLD and NEW answer the same cases: a case's two answers share its id",
         )
     total = len(seen) - len(only_old) - len(differing)
@@ -226,20 +239,20 @@ def scan_pairs(
         pairs = [pair for pair in pairs if shard.holds(ids[pair[0].line])]
     # Comparing a version with itself can only measure the judge's noise: say so, since the
     # run itself looks like any other (a win rate near 50%).
-    if same_file(old_path, new_path):
+    if old.same_as(new):
         warnings.append(
-            f"OLD and NEW are the same file ({new_path}): the run compares a version with itself"
+            f"OLD and NEW are the same file ({new.name}): the run compares a version with itself"
         )
     elif same_output == total:
         warnings.append(
-            f"{old_path} and {new_path} have the same output for every id: the run "
+            f"{old.name} and {new.name} have the same output for every id: the run "
             "compares a version with itself"
         )
     warnings += old_empty.warnings(p[0].line for p in pairs)
     warnings += new_empty.warnings(p[1].line for p in pairs)
     return PairScan(
-        old_path=old_path,
-        new_path=new_path,
+        old=old,
+        new=new,
         pairs=pairs,
         total=total,
         only_old=only_old,
@@ -251,21 +264,10 @@ def scan_pairs(
 def iter_pairs(
     scan: PairScan, *, requires: list[str], field_map: Mapping[str, str] | None = None
 ) -> Iterator[Pair]:
-    """Stream the selected pairs, reading each line back from its offset."""
+    """Stream the selected pairs, reading each row back where the scan found it."""
     field_map = field_map or {}
     for old_at, new_at in scan.pairs:
-        old = parse_case(
-            scan.old_path,
-            old_at.line,
-            read_line_at(scan.old_path, old_at.line, old_at.offset),
-            field_map=field_map,
-            requires=requires,
+        yield Pair(
+            old=read_case(scan.old, old_at, field_map=field_map, requires=requires),
+            new=read_case(scan.new, new_at, field_map=field_map, requires=requires),
         )
-        new = parse_case(
-            scan.new_path,
-            new_at.line,
-            read_line_at(scan.new_path, new_at.line, new_at.offset),
-            field_map=field_map,
-            requires=requires,
-        )
-        yield Pair(old=old, new=new)

@@ -33,8 +33,8 @@ from enum import StrEnum
 from pathlib import Path
 
 from judgecli.errors import ConfigError, InputError
-from judgecli.inputs.dataset import Case, check_unique, parse_case
-from judgecli.inputs.jsonl import iter_lines
+from judgecli.inputs.dataset import Case, case_from, check_unique, open_cases
+from judgecli.inputs.rows import DataPath
 from judgecli.inputs.sampling import SAMPLE_SYNTAX, SampleSize
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric, RubricKind
@@ -367,14 +367,15 @@ def build_sheet(
     )
 
 
-def read_cases(path: Path, field_map: dict[str, str]) -> dict[str, Case]:
+def read_cases(path: DataPath, field_map: dict[str, str]) -> dict[str, Case]:
     """A dataset's cases by id (the text columns of the sheet), with file:line errors;
     `field_map` is the run's `--field` mapping (run.json `config.field_map`).
     """
     cases: dict[str, Case] = {}
     first_line: dict[str, int] = {}
-    for number, _, text in iter_lines(path):
-        case = parse_case(path, number, text, field_map=field_map, requires=[])
-        check_unique(path, case, first_line)
+    source = open_cases(path)
+    for row in source.rows():
+        case = case_from(source, row.number, row.fields, field_map=field_map, requires=[])
+        check_unique(source, case, first_line)
         cases[case.id] = case
     return cases

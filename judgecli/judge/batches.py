@@ -28,7 +28,7 @@ from judgecli.judge.formats import FormatMode, wire_format
 from judgecli.judge.protocol import JudgeReply, JudgeRequest
 from judgecli.judge.provider import model_price
 from judgecli.judge.token_logprobs import token_logprobs
-from judgecli.settings.config import ModelSettings, Price
+from judgecli.settings.judges import ModelSettings, Price
 
 BATCH_PROVIDERS = ("openai",)
 ENDPOINT = "/v1/chat/completions"

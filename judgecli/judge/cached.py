@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from judgecli.judge.protocol import JudgeClient, JudgeReply, JudgeRequest
-from judgecli.settings.config import ModelSettings
+from judgecli.settings.judges import ModelSettings
 from judgecli.store.cache import ReplyCache
 
 

@@ -37,7 +37,7 @@ from judgecli.judge.provider import (
 )
 from judgecli.judge.rate_headers import rate_limit_info, retry_after_s
 from judgecli.judge.token_logprobs import LogprobsWatch, token_logprobs
-from judgecli.settings.config import ModelSettings
+from judgecli.settings.judges import ModelSettings
 from judgecli.usage import CALLS_SENT, Tokens
 
 # A refused connection or an unknown host is retried this often (the server may be

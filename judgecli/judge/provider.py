@@ -21,7 +21,7 @@ from types import ModuleType
 
 from judgecli.errors import ConfigError
 from judgecli.gc_pause import gc_paused
-from judgecli.settings.config import ModelSettings, Price
+from judgecli.settings.judges import ModelSettings, Price
 
 
 def import_litellm() -> ModuleType:

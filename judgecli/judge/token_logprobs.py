@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from judgecli.errors import ConfigError
 from judgecli.judge.breaker import CircuitBreaker
 from judgecli.judge.failures import FORMAT_WORDS
-from judgecli.settings.config import ModelSettings
+from judgecli.settings.judges import ModelSettings
 
 # A logprob a server leaves out or sends as -inf: no probability, and storable as JSON.
 NO_CHANCE = -1e4

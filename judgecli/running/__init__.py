@@ -6,9 +6,11 @@ results.jsonl, gated, its reports written.
 - `fan_out`: async fan-out over cases with bounded memory and clean stops
 - `judging`: the judge client built under the run's limits; every item the run lacks judged,
   here or in --workers processes
-- `workers`, `lifeline`, `share`: --workers N processes, which die with their parent, and how
-  each one's share ended
+- `workers`, `lifeline`, `share`: --workers N processes, which die with their parent, and
+  each one's share: the limits it runs under and how it ended
 - `batching`, `batch_record`: --batch through a provider's batch API, and `judge collect`
 - `merge`: `judge merge`: N shards' runs joined into the run one machine would have made
-- `job`: the spine (`Job`, `Ending`, `run_job`, `conclude`) and the reports it writes
+- `job`: the spine (`Job`, `Ending`, `run_job`, `conclude`); an adaptive job's rounds
+- `conclusion`: what the spine asks of a command to conclude its run (`Concluding`), the
+  --max-failures rule (`Shortfall`) and the reports it writes
 """

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from judgecli.errors import InputError
 from judgecli.judge.protocol import JudgeClient, JudgeReply, JudgeRequest
-from judgecli.settings.config import ModelSettings
+from judgecli.settings.judges import ModelSettings
 from judgecli.store import BATCH_INFO, read_run_info
 
 

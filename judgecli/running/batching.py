@@ -50,7 +50,8 @@ from judgecli.running.batch_record import BatchRecord, SubmittedBatch, read_reco
 from judgecli.running.fan_out import run_sync
 from judgecli.running.judging import make_client
 from judgecli.running.run_dir import now_iso, open_run
-from judgecli.settings.config import ModelSettings, Price, RunConfig, cache_dir, model_settings
+from judgecli.settings.config import RunConfig, cache_dir
+from judgecli.settings.judges import ModelSettings, Price, model_settings
 from judgecli.store import BATCH_INFO, RunStore, read_run_info
 from judgecli.store.cache import ReplyCache
 from judgecli.store.lock import hold_run_dir

@@ -1,45 +1,47 @@
 """The spine every judging command runs on: open the run, judge every item (through the
-cascade when the run has a screen), summarise from results.jsonl, then settle what every
-summary ends with (warnings, the cascade's tiers, whether the run judged enough, the gate)
-and write summary.json and the reports.
+cascade when the run has a screen; round by round when the job plans each round from the
+verdicts before it, as an adaptive arena does), summarise from results.jsonl, then settle
+what every summary ends with (warnings, the cascade's tiers, whether the run judged enough,
+the gate) and write the reports and summary.json.
 
-A command supplies only what is its own: a `Job` (its items and how one is graded) and an
-`Ending` (how its results become its numbers, warnings read off those numbers, files of its
-own). `judge calibrate --results` judges nothing, so it enters at `conclude`.
+A command supplies only what is its own: a `Job` (its items and how one is graded) and how
+its run concludes (`conclusion.Concluding`). The four commands whose summary is a
+RunSummary share an `Ending` (how their results become their numbers, warnings read off
+those numbers, files of their own; the gate, the incomplete rule and the reports are the
+same for them); the arena gives its own (`commands.arena.ending`). `judge calibrate
+--results` judges nothing, so it enters at `conclude`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from judgecli.deciding.gate import GateSpec, evaluate_gate
 from judgecli.grading.cascade import Grader, plan_cascade, recorded_rule, tiered
 from judgecli.grading.grade import GradingPlan
 from judgecli.grading.repeats import repeats_warning
-from judgecli.report.markdown import render_markdown
-from judgecli.result import CaseResult
+from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import Rubric
-from judgecli.running.judging import HasId, judge_all
+from judgecli.running.conclusion import (
+    Concluding,
+    Reports,
+    S,
+    Shortfall,
+    incomplete_reason,
+    run_reports,
+)
+from judgecli.running.judging import HasId, Judged, judge_all
 from judgecli.running.run_dir import now_iso
 from judgecli.settings.config import DEFAULT_MAX_FAILURES, FailureLimit, RunConfig
-from judgecli.store import (
-    JUNIT,
-    REPORT_HTML,
-    REPORT_MD,
-    RESULTS,
-    RUN_INFO,
-    SUMMARY,
-    RunStore,
-    append_step_summary,
-    read_results,
-)
+from judgecli.store import RESULTS, RUN_INFO, SUMMARY, RunStore, read_results
 from judgecli.summary.cascade import summarize_tiers
 from judgecli.summary.facts import CascadeSummary
+from judgecli.summary.gate_records import GateResult
 from judgecli.summary.head import with_unfinished
-from judgecli.summary.run import RunSummary, summary_json
+from judgecli.summary.run import RunSummary
 from judgecli.usage import CallSpend
 
 if TYPE_CHECKING:
@@ -48,7 +50,8 @@ if TYPE_CHECKING:
     from judgecli.deciding.sequential import Follower, SequentialGate
 
 ItemT = TypeVar("ItemT", bound=HasId)
-S = TypeVar("S", bound=RunSummary)
+ItemT_co = TypeVar("ItemT_co", bound=HasId, covariant=True)
+R = TypeVar("R", bound=RunSummary)
 
 
 def no_warnings(summary: RunSummary) -> list[str]:
@@ -57,18 +60,37 @@ def no_warnings(summary: RunSummary) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Ending(Generic[S]):
-    """How a command's results become its summary and its own files."""
+class Ending(Generic[R]):
+    """How a score, pairwise, calibrate or refine run concludes (a `Concluding`): its
+    results become its summary and its own files; the gate (`deciding.gate`), the
+    incomplete rule and the reports are those of every RunSummary.
+    """
 
-    summarize: Callable[[list[CaseResult]], S]
+    summarize: Callable[[list[CaseResult]], R]
     """The command's numbers, from every result of the run (summary.json's tail is left
     to `conclude`)."""
     gate: GateSpec = field(default_factory=GateSpec)
-    warnings_of: Callable[[S], list[str]] = no_warnings
+    warnings_of: Callable[[R], list[str]] = no_warnings
     """Warnings the numbers give (calibrate: labels without a verdict)."""
     write_files: Callable[[RunStore, list[CaseResult]], list[CaseResult]] | None = None
     """Files of the command's own (refine: answers.jsonl; calibrate: results.jsonl with
     the human labels, disagreements.jsonl); returns the results the reports show."""
+
+    def incomplete(self, summary: R, limit: FailureLimit, total: int | None) -> str | None:
+        """Why the cases judged cannot stand for a verdict (`incomplete_reason`), or None."""
+        return incomplete_reason(summary, limit, total=total)
+
+    def verdict(self, summary: R) -> GateResult | None:
+        """The gate's verdict on the numbers (None: no threshold was given)."""
+        return evaluate_gate(summary, self.gate)
+
+    def own_files(self, store: RunStore, results: list[CaseResult]) -> list[CaseResult]:
+        """`write_files`'s, if the command has any; the results the reports show."""
+        return self.write_files(store, results) if self.write_files else results
+
+    def reports(self, summary: R, results: Sequence[CaseResult]) -> Reports:
+        """report.md, report.html and results.junit.xml of a RunSummary."""
+        return run_reports(summary, results)
 
 
 @dataclass(frozen=True)
@@ -81,6 +103,24 @@ class Sequential:
     order: list[str]
 
 
+class Rounds(Protocol[ItemT_co]):
+    """An adaptive job's schedule (the arena's): after the job's items, each further round
+    is planned from the verdicts on those planned before it. It keeps what it planned,
+    the job's items included.
+    """
+
+    @property
+    def planned(self) -> Sequence[ItemT_co]:
+        """Every item planned so far, the job's items first."""
+        ...
+
+    def next_round(self, results: list[CaseResult]) -> Sequence[ItemT_co]:
+        """The items to judge next, from the results of those planned so far (in id
+        order), now planned too; none when the schedule is done.
+        """
+        ...
+
+
 @dataclass(frozen=True)
 class Job(Generic[ItemT, S]):
     """One judging command's run, as the spine needs it."""
@@ -89,15 +129,19 @@ class Job(Generic[ItemT, S]):
     plan: GradingPlan
     items: Iterable[ItemT]
     total: int
-    """How many items `items` yields: the run's case count (progress, --max-failures)."""
+    """How many items `items` yields (with `rounds`: the most the schedule may plan): the
+    run's case count (progress, --max-failures)."""
     grade: Grader[ItemT]
-    ending: Ending[S]
+    ending: Concluding[S]
     warnings: Sequence[str] = ()
     """Known before judging (the dataset scan's; refine's self-preference)."""
     late_warnings: Callable[[], list[str]] = list
     """Known once the items are judged (pairwise: no flip, a judge that wrote answers)."""
     sequential: Sequential | None = None
     """--sequential: the gate to follow and the order the items come in."""
+    rounds: Rounds[ItemT] | None = None
+    """An adaptive schedule: `items` is its first round, and the run ends when it plans
+    no more (or more items failed than --max-failures allows of `total`)."""
 
     @property
     def rubric(self) -> Rubric:
@@ -121,8 +165,9 @@ def run_job(
     step_summary: Path | None = None,
     on_stopping: Callable[[str], None] | None = None,
 ) -> Outcome[S]:
-    """Judge the job's items into its run directory, then conclude the run. `on_stopping`
-    hears what a run stopped by a signal still waits for (the calls in flight).
+    """Judge the job's items (round by round, if it has rounds) into its run directory,
+    then conclude the run. `on_stopping` hears what a run stopped by a signal still waits
+    for (the calls in flight).
     """
     # The cascade is the plan's: the run's --screen and --escalate, checked against the
     # rubric before anything is written, and recorded in run.json with the default rule
@@ -143,24 +188,32 @@ def run_job(
             follower.record(result)
         on_result(result)
 
-    judged = judge_all(
-        config,
-        job.rubric,
-        job.items,
-        tiered(job.grade, job.plan, cascade),
-        argv=argv,
-        on_result=observe,
-        total=job.total,
-        done=follower.decided if follower else None,
-        on_stopping=on_stopping,
-    )
-    results = list(read_results(judged.run_dir / RESULTS))
-    ending, warnings = job.ending, [*job.warnings, *judged.warnings, *job.late_warnings()]
+    grade = tiered(job.grade, job.plan, cascade)
+
+    def judge(config: RunConfig, items: Iterable[ItemT]) -> Judged:
+        return judge_all(
+            config,
+            job.rubric,
+            items,
+            grade,
+            argv=argv,
+            on_result=observe,
+            total=job.total,
+            done=follower.decided if follower else None,
+            on_stopping=on_stopping,
+        )
+
+    judged = judge(config, job.items)
+    if job.rounds is None:
+        results, total = list(read_results(judged.run_dir / RESULTS)), job.total
+    else:
+        judged, results = judge_rounds(job.rounds, judged, judge, config, job.total)
+        total = len(job.rounds.planned)
+    warnings = [*job.warnings, *judged.warnings, *job.late_warnings()]
     if said := repeats_warning(config.repeats, config.temperature):
         warnings.append(said)
     if config.shard is not None:
         # One shard's numbers are part of the evidence: no verdict on them alone.
-        ending = replace(ending, gate=GateSpec())
         warnings.append(
             f"--shard {config.shard}: these numbers are this shard's cases only; join the "
             "shards with judge merge, where the gate runs"
@@ -172,20 +225,58 @@ def run_job(
     return conclude(
         judged.run_dir,
         results,
-        ending,
+        job.ending,
         warnings=warnings,
         cascade=summarize_tiers(results, config, cascade),
-        judged=(config.max_failures, len(results) if decided else job.total),
+        judged=(config.max_failures, len(results) if decided else total),
         step_summary=step_summary,
         sequence=sequence,
         unfinished=judged.unfinished,
+        gated=config.shard is None,
     )
+
+
+def judge_rounds(
+    rounds: Rounds[ItemT],
+    first: Judged,
+    judge: Callable[[RunConfig, Iterable[ItemT]], Judged],
+    config: RunConfig,
+    total: int,
+) -> tuple[Judged, list[CaseResult]]:
+    """Judge an adaptive job's later rounds into the run its first round opened, until the
+    schedule plans no more or more have failed than --max-failures allows of `total`. The
+    last round's Judged (its warnings and unfinished calls are the whole run's, as run.json
+    carries them from round to round) and the results of every item planned, in id order.
+    """
+    # Each later round reopens the run, as a resume would (run.json lists its time).
+    again = config.model_copy(
+        update={"out": first.run_dir, "resume": True, "force": False, "retry_failed": False}
+    )
+    judged = first
+    while True:
+        results = planned_results(judged.run_dir, rounds.planned)
+        failed = sum(r.status is CaseStatus.FAILED for r in results)
+        if Shortfall.of(failed, len(results), config.max_failures, total).too_many_failed:
+            return judged, results
+        batch = rounds.next_round(results)
+        if not batch:
+            return judged, results
+        judged = judge(again, batch)
+
+
+def planned_results(run_dir: Path, planned: Sequence[HasId]) -> list[CaseResult]:
+    """The run's results of the planned items, in id order (the last line of an id wins):
+    a resumed adaptive run may hold results of items this session's schedule did not plan.
+    """
+    ids = {item.id for item in planned}
+    found = {r.id: r for r in read_results(run_dir / RESULTS) if r.id in ids}
+    return [found[i] for i in sorted(found)]
 
 
 def conclude(
     run_dir: Path,
     results: list[CaseResult],
-    ending: Ending[S],
+    ending: Concluding[S],
     *,
     warnings: Sequence[str] = (),
     cascade: CascadeSummary | None = None,
@@ -193,42 +284,43 @@ def conclude(
     step_summary: Path | None = None,
     sequence: Follower | None = None,
     unfinished: CallSpend | None = None,
+    gated: bool = True,
 ) -> Outcome[S]:
-    """Summarise the results, settle the summary's tail, and write summary.json, the
-    reports (and report.md to a CI step summary). `judged`: the failure limit and case
-    count of items judged now; a run that lost too many, or stopped early, is incomplete
-    and its gate is not evaluated. `sequence`: a --sequential run's confidence sequence
-    over these results, whose decision the gate takes. `unfinished`: the calls of cases
-    that did not finish in the session that sent them, added to the summary's usage.
+    """Summarise the results, settle the summary's tail, and write the reports (and
+    report.md to a CI step summary), then summary.json: last, as its presence says the run
+    finished. `judged`: the failure limit and case count of items judged now; a run that
+    lost too many, or stopped early, is incomplete and its gate is not evaluated, nor is
+    it without `gated` (one shard's run). `sequence`: a --sequential run's confidence
+    sequence over these results, whose decision the gate takes. `unfinished`: the calls of
+    cases that did not finish in the session that sent them, added to the summary's usage.
     """
     # In id order, not the order the cases finished in (which concurrency shuffles): the
     # same verdicts then give the same numbers, seeded resamplings included, whether one
     # process judged them, N workers, or N machines whose shards were merged.
     numbers = ending.summarize(sorted(results, key=lambda result: result.id))
     if unfinished is not None and unfinished.calls:
-        usage = with_unfinished(numbers.usage, unfinished)
-        numbers = cast(S, numbers.model_copy(update={"usage": usage}))
+        numbers = numbers.model_copy(update={"usage": with_unfinished(numbers.usage, unfinished)})
     if sequence is not None:
         from judgecli.deciding.sequential import sequential_summary
 
         followed = sequential_summary(
             sequence, judged=numbers.n_cases, cost_usd=numbers.usage.cost_usd
         )
-        numbers = cast(S, numbers.model_copy(update={"sequential": followed}))
+        numbers = numbers.model_copy(update={"sequential": followed})
     limit, total = judged or (DEFAULT_MAX_FAILURES, None)
-    incomplete = incomplete_reason(numbers, limit, total=total)
-    tail = {
+    incomplete = ending.incomplete(numbers, limit, total)
+    tail: dict[str, object] = {
         "warnings": [*warnings, *ending.warnings_of(numbers)],
-        "cascade": cascade,
         "incomplete": incomplete,
-        "gate": None if incomplete else evaluate_gate(numbers, ending.gate),
+        "gate": None if incomplete or not gated else ending.verdict(numbers),
     }
-    # model_copy keeps the command's own model (mypy sees only the union S is bound by).
-    summary = cast(S, numbers.model_copy(update=tail))
+    if cascade is not None:  # (a summary without a cascade may have no such key: the arena's)
+        tail["cascade"] = cascade
+    summary = numbers.model_copy(update=tail)
     store = RunStore(run_dir)
-    shown = ending.write_files(store, results) if ending.write_files else results
-    store.write_json(SUMMARY, summary_json(summary))
-    write_reports(run_dir, summary, shown, step_summary=step_summary)
+    shown = ending.own_files(store, results)
+    ending.reports(summary, shown).write(run_dir, step_summary=step_summary)
+    store.write_json(SUMMARY, summary.model_dump(mode="json", exclude_none=True))
     return Outcome(run_dir=run_dir, summary=summary)
 
 
@@ -247,30 +339,6 @@ def open_unjudged_run(
     return store.path
 
 
-def incomplete_reason(
-    summary: RunSummary, limit: FailureLimit, *, total: int | None = None
-) -> str | None:
-    """Why the run's numbers cannot stand for a verdict, or None: more cases failed than
-    `limit` allows of the run's `total` cases (default: those in the summary), or the run
-    stopped before judging them all. A run the judge could not grade is never a pass, and
-    never a regression.
-    """
-    planned = max(total or 0, summary.n_cases)
-    allowed = limit.allowed(planned)
-    if summary.n_failed <= allowed and summary.n_cases >= planned:
-        return None
-    reason = (
-        f"the judge could not grade {summary.n_failed} of {summary.n_cases} cases "
-        f"(--max-failures {limit} allows {allowed} of {planned})"
-    )
-    if summary.n_cases < planned:
-        reason += f"; stopped early, {planned - summary.n_cases} cases not judged"
-    if summary.failures:
-        first = summary.failures[0]
-        reason += f"; e.g. {first.id}: {first.error}"
-    return reason
-
-
 def write_reports(
     run_dir: Path,
     summary: RunSummary,
@@ -278,16 +346,7 @@ def write_reports(
     *,
     step_summary: Path | None = None,
 ) -> Path:
-    """report.md, report.html and results.junit.xml from the summary and the results (and
+    """report.md, report.html and results.junit.xml of a RunSummary and its results (and
     report.md appended to a CI step summary); returns the HTML report's path.
     """
-    from judgecli.report.html import render_html
-    from judgecli.report.junit import render_junit
-
-    store = RunStore(run_dir)
-    markdown = render_markdown(summary)
-    store.write_text(REPORT_MD, markdown)
-    if step_summary is not None:
-        append_step_summary(step_summary, markdown)
-    store.write_text(JUNIT, render_junit(summary, results))
-    return store.write_text(REPORT_HTML, render_html(summary, results))
+    return run_reports(summary, results).write(run_dir, step_summary=step_summary)

@@ -41,7 +41,8 @@ from judgecli.running.run_dir import (
     recorded_unfinished,
 )
 from judgecli.running.share import ShareEnd
-from judgecli.settings.config import RunConfig, cache_dir, secret_values
+from judgecli.settings.config import RunConfig, cache_dir
+from judgecli.settings.judges import secret_values
 from judgecli.store import RUN_INFO, RunStore
 from judgecli.store.cache import ReplyCache
 from judgecli.usage import CallSpend
@@ -225,7 +226,8 @@ def judge_all(
             )
         else:
             # Only a --workers run forks (multiprocessing and workers.py, imported here).
-            from judgecli.running.workers import run_workers, worker_config
+            from judgecli.running.share import worker_config
+            from judgecli.running.workers import run_workers
 
             share = worker_config(config, config.workers)
             # Imported once here rather than in every worker (~3 s each): a fork shares the

@@ -2,15 +2,17 @@
 have made.
 
 The shards must be one run cut in N: the same command, rubric, judges and flags (all but
-those that only say where and how fast a shard ran), every shard present once, each
-finished and complete. Their results are joined into one results.jsonl, and the run is
-then concluded by the command line that made the shards, without --shard and judging
-nothing (`--conclude-only`): so summary.json, the reports and the gate come from the same
-code as a single machine's run, and the same verdicts give the same numbers.
+those that say where, how fast or how loudly a shard ran: Role.PER_MACHINE, declared with
+each flag in settings/flags.py), every shard present once, each finished and complete.
+Their results are joined into one results.jsonl, and the run is then concluded by the
+command line that made the shards, without --shard and judging nothing
+(`--conclude-only`): so summary.json, the reports and the gate come from the same code as a
+single machine's run, and the same verdicts give the same numbers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,8 @@ from judgecli.running.run_dir import (
     now_iso,
     recorded_unfinished,
 )
+from judgecli.settings.flag_spec import FlagField, Role
+from judgecli.settings.flags import flags_with
 from judgecli.store import (
     RESULTS,
     RUN_INFO,
@@ -37,14 +41,25 @@ from judgecli.store import (
 from judgecli.summary.run import read_summary
 from judgecli.usage import CallSpend
 
-# Flags that say where, how fast or how loudly a shard ran, not what it judged: shards
-# may differ in them, and the merged run's command line has none of the first two kinds.
-PER_MACHINE = {"--shard", "--out", "-o", "--resume", "--workers", "--concurrency", "-c"}
-PER_MACHINE |= {"--rpm", "--tpm", "--max-cost", "--progress-every"}
-PER_MACHINE_SWITCHES = {"--force", "--quiet", "-q", "--json", "--no-cache", "--retry-failed"}
-# A shard judged through the batch API has the verdicts an online one has (judge collect
-# finished it before the merge); the merged run judges nothing, so it submits nothing.
-PER_MACHINE_SWITCHES |= {"--batch"}
+
+def spellings(flags: Iterable[FlagField], *, switches: bool) -> set[str]:
+    """How the command line spells the flags that take a value (`switches`: those that take
+    none).
+    """
+    return {
+        spelt for shared in flags if shared.switch is switches for spelt in shared.flag.spellings
+    }
+
+
+# Flags that say where, how fast or how loudly a shard ran, not what it judged
+# (Role.PER_MACHINE): shards may differ in them. A shard judged through the batch API has
+# the verdicts an online one has (judge collect finished it before the merge).
+PER_MACHINE = spellings(flags_with(Role.PER_MACHINE), switches=False)
+PER_MACHINE_SWITCHES = spellings(flags_with(Role.PER_MACHINE), switches=True)
+# Of those, the ones each shard was given for its own run (Role.THIS_RUN: its directory,
+# its shard, --batch, what it printed): the merged run is a run of its own, and the merge's
+# own --quiet and --json say what it prints.
+SHARDS_OWN = [f for f in flags_with(Role.PER_MACHINE) if Role.THIS_RUN in f.flag.roles]
 HINT = "pass the --out directories of all N runs of one --shard i/N command"
 
 
@@ -164,13 +179,12 @@ def joined_results(runs: list[ShardRun]) -> list[CaseResult]:
 
 
 def merged_info(runs: list[ShardRun]) -> dict[str, Any]:
-    """The merged run's run.json: the first shard's, its command line without the
-    per-machine flags, and where its results came from.
+    """The merged run's run.json: the first shard's, its command line without the flags
+    that shard was given for its own run, and where its results came from.
     """
     info = dict(runs[0].info)
-    argv = without_flags(
-        list(info["argv"]), {"--shard", "--out", "-o", "--resume"}, {"--force", "--batch"}
-    )
+    own = spellings(SHARDS_OWN, switches=False), spellings(SHARDS_OWN, switches=True)
+    argv = without_flags(list(info["argv"]), *own)
     config = dict(info.get("config") or {}) | {"shard": None, "batch": False}
     merged = [
         {"run": str(run.path.resolve()), "shard": str(run.shard), "cases": len(run.results)}

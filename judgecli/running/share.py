@@ -1,7 +1,9 @@
-"""How a share of a run's judging ended: the whole run's, judged in this process, or one
---workers process's cases (`ShareEnd`), with the error that stopped it carried to the parent
-(`Stop`). Apart from workers.py, which forks the processes: a run in one process (most
-runs) then imports neither multiprocessing nor the workers' machinery.
+"""A share of a run's judging: the limits one --workers process runs under (each shared
+limit of the run divided among them: `worker_config`), and how a share ended: the whole
+run's, judged in this process, or one --workers process's cases (`ShareEnd`), with the error
+that stopped it carried to the parent (`Stop`). Apart from workers.py, which forks the
+processes: a run in one process (most runs) then imports neither multiprocessing nor the
+workers' machinery.
 """
 
 from __future__ import annotations
@@ -11,7 +13,51 @@ from dataclasses import dataclass, field
 
 from judgecli import errors
 from judgecli.errors import JudgeError, RunIncompleteError
+from judgecli.settings.config import RunConfig
+from judgecli.settings.flag_spec import Role
+from judgecli.settings.flags import flags_with
 from judgecli.usage import CallSpend
+
+
+def shared_limits() -> list[tuple[str, str]]:
+    """(spelling, RunConfig field) of each limit of the whole run that workers divide among
+    them: the flags declared with Role.SHARED (--concurrency, --rpm, --tpm, --max-cost).
+    """
+    return [
+        (shared.flag.names[0], shared.flag.lands_in)
+        for shared in flags_with(Role.SHARED)
+        if shared.flag.lands_in is not None
+    ]
+
+
+def worker_config(config: RunConfig, count: int) -> RunConfig:
+    """One worker's share of the run's limits: each shared limit divided by the number of
+    workers (a whole number stays whole, at least 1: one call in flight each).
+    """
+    if count == 1:
+        return config
+
+    def share(value: float | None) -> float | None:
+        if value is None:
+            return None
+        return max(1, value // count) if isinstance(value, int) else value / count
+
+    return config.model_copy(
+        update={field: share(getattr(config, field)) for _, field in shared_limits()}
+    )
+
+
+def describe_shares(config: RunConfig, count: int) -> str:
+    """What each worker runs under, said once at the start of the run."""
+    each = worker_config(config, count)
+    limits = [
+        f"{flag} {value:g}"
+        for flag, field in shared_limits()
+        if (value := getattr(each, field)) is not None
+    ]
+    return f"--workers {count}: each process judges its share of the cases with " + ", ".join(
+        limits
+    )
 
 
 @dataclass

@@ -5,9 +5,10 @@ for a whole judge call measured by tests/bench/bench_workers.py), so one process
 at a few hundred calls a second on a core: enough for any hosted provider's rate limits, not
 for a fast local server. With N workers, each process judges the cases whose id hashes to
 it (`shard.shard_of`), under its share of the run's limits (--concurrency, --rpm, --tpm and
---max-cost split evenly); they share the reply cache (SQLite in WAL mode takes writers from
-several processes), and send every finished case to this process, which alone appends it
-to results.jsonl, draws the progress and follows the failure limit and a sequential gate.
+--max-cost: the flags declared Role.SHARED, split evenly); they share the reply cache
+(SQLite in WAL mode takes writers from several processes), and send every finished case to
+this process, which alone appends it to results.jsonl, draws the progress and follows the
+failure limit and a sequential gate.
 So the run directory is the one a single process writes, and a resume works whatever N
 was. Workers are forked: the job (its dataset reader, its grading) is inherited as it is,
 not rebuilt from the command line.
@@ -34,7 +35,6 @@ from judgecli.result import CaseResult, CaseStatus
 from judgecli.running.fan_out import AGAIN, ResultSink, Terminated, interrupted, interrupts
 from judgecli.running.lifeline import Lifeline
 from judgecli.running.share import ShareEnd, Stop
-from judgecli.settings.config import RunConfig
 
 # How long the parent waits on the workers' pipes at a time: a signal that another thread
 # of the parent took is handled by the main thread only once the wait ends.
@@ -42,38 +42,6 @@ POLL_S = 0.2
 # Beyond a stopped worker's grace: how long its last cases and its end may take to arrive;
 # also how long a worker may take to exit once it said its end.
 DRAIN_S = 5.0
-
-
-def worker_config(config: RunConfig, count: int) -> RunConfig:
-    """One worker's share of the run's limits: each of --concurrency, --rpm, --tpm and
-    --max-cost divided by the number of workers (at least one call in flight each).
-    """
-    if count == 1:
-        return config
-
-    def share(value: float | None) -> float | None:
-        return None if value is None else value / count
-
-    return config.model_copy(
-        update={
-            "concurrency": max(1, config.concurrency // count),
-            "rpm": share(config.rpm),
-            "tpm": share(config.tpm),
-            "max_cost": share(config.max_cost),
-        }
-    )
-
-
-def describe_shares(config: RunConfig, count: int) -> str:
-    """What each worker runs under, said once at the start of the run."""
-    each = worker_config(config, count)
-    limits = [f"--concurrency {each.concurrency}"]
-    for flag, value in [("--rpm", each.rpm), ("--tpm", each.tpm), ("--max-cost", each.max_cost)]:
-        if value is not None:
-            limits.append(f"{flag} {value:g}")
-    return f"--workers {count}: each process judges its share of the cases with " + ", ".join(
-        limits
-    )
 
 
 JudgeShare = Callable[[int, ResultSink, Callable[[], bool], ShareEnd], None]

@@ -2,8 +2,13 @@
 built-in defaults, merged once into the one validated `RunConfig` every stage is handed.
 
 - `flags`: the flags the judging commands share, declared once (spelling, help, where each
-  lands in RunConfig)
+  lands in RunConfig, its roles)
+- `gate_flags`: the gate's thresholds, declared once (spelling, help, bounds, the number
+  each checks, the commands that take it, what --sequential does with it)
+- `flag_spec`: how one flag is declared (`Flag`, `flag(...)`), and the roles a flag plays
+  (`Role`: per machine, changes verdicts, belongs to its run, shared among workers)
 - `config`: RunConfig and how it is built
+- `judges`: how each judge is reached (ModelSettings: model, endpoint, price, format)
 - `scale_flags`: --workers parsed and --batch checked before a run is configured
 - `score_mode`: --score-mode (the written verdict, or the verdict weighed by its token
   probabilities)

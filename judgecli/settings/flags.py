@@ -1,26 +1,32 @@
 """The flags every judging command shares (score, pairwise, calibrate, refine), declared once.
 
-Each field of JudgeFlags is one flag: its type, its default, and a `flag(...)` giving its
-spellings, its JUDGE_* environment variable, its help and where `--help` lists it, its
-bounds, and where its value lands in RunConfig. cli/flags.py makes every judging command's
-typer options from these fields, and config.build_run_config the RunConfig:
+Each field of JudgeFlags is one flag: its type, its default, and a `flag(...)` (flag_spec.py)
+giving its spellings, its JUDGE_* environment variable, its help and where `--help` lists
+it, its bounds, where its value lands in RunConfig, and its roles. cli/flags.py makes every
+judging command's typer options from these fields, and config.build_run_config the
+RunConfig:
 
 * `to="name"`: the value sets RunConfig's field `name` as given. With `rubric=True` the
   rubric's `judge:` block stands in when neither the flag nor its variable is given, and
   when nothing is given RunConfig's own default applies: flag > env > rubric > default.
-* no `to`: build_run_config combines the value with others' (--model, --api-base, --price
-  and --json-schema make the judges' settings), or only the command reads it (--quiet).
+* no `to`: build_run_config makes the field `sets` names of the value (use_cache of
+  --no-cache), combines it with others' (--model, --api-base, --price and --json-schema
+  make the judges' settings), or only the command reads it (--quiet).
 
-So a new judging flag is one field here, plus a RunConfig field (its validation and
-default) when it is a new setting of the run. Nothing here imports typer: only cli/ does.
+`roles` (flag_spec.Role) says what the value means to the stages that never parse it (a
+merge's shards, drift, a re-judged anchor set, --workers): each reads its list off this
+table (`flags_with`). So a new judging flag is one field here, its roles decided, plus a
+RunConfig field when it is a new setting of the run. Nothing here imports typer.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_type_hints
+from typing import TYPE_CHECKING, get_type_hints
+
+from judgecli.settings.flag_spec import FLAG, FlagField, Role, flag
 
 if TYPE_CHECKING:
     from judgecli.inputs.sampling import SampleSize
@@ -32,58 +38,6 @@ RUN = "Run"
 OUTPUT = "Output"
 DATA = "Dataset"
 SCALE = "Scale"
-
-
-@dataclass(frozen=True)
-class Flag:
-    """How one judging flag is spelled, documented and checked, and where its value lands."""
-
-    names: tuple[str, ...]
-    """Its spellings, the long one first: ("--concurrency", "-c"), or "--x/--no-x"."""
-    help: str
-    panel: str
-    """The `--help` panel listing it."""
-    env: str | None = None
-    """The JUDGE_* variable that stands in for it (typer reads it: flag > environment)."""
-    metavar: str | None = None
-    """What `--help` calls its value (N, USD, MODEL); None for a flag that takes none."""
-    min: int | None = None
-    max: int | None = None
-    positive: bool = False
-    """The value must be greater than 0."""
-    show_default: bool = True
-    to: str | None = None
-    """The RunConfig field its value sets as given."""
-    rubric: bool = False
-    """Without the flag, the rubric's `judge:` value of the same name sets that field."""
-    hidden: bool = False
-    """Not listed by `--help`: set by judge itself (judge merge), not by users."""
-
-
-FLAG = "flag"
-"""The key of a JudgeFlags field's metadata that holds its Flag."""
-
-
-def flag(
-    *names: str,
-    help: str,
-    panel: str,
-    default: Any = None,
-    env: str | None = None,
-    metavar: str | None = None,
-    min: int | None = None,
-    max: int | None = None,
-    positive: bool = False,
-    show_default: bool = True,
-    to: str | None = None,
-    rubric: bool = False,
-    hidden: bool = False,
-) -> Any:
-    """A JudgeFlags field: its default, and the Flag the other arguments describe."""
-    declared = Flag(
-        names, help, panel, env, metavar, min, max, positive, show_default, to, rubric, hidden
-    )
-    return field(default=default, metadata={FLAG: declared})
 
 
 @dataclass(frozen=True)
@@ -99,6 +53,8 @@ class JudgeFlags:
         metavar="MODEL",
         panel=JUDGE,
         help="LiteLLM model string, e.g. openai/gpt-4o-mini. Repeat for a panel of judges.",
+        roles=Role.VERDICTS,
+        sets="models",
     )
     api_base: str | None = flag(
         "--api-base",
@@ -106,12 +62,14 @@ class JudgeFlags:
         metavar="URL",
         panel=JUDGE,
         help="Endpoint of an OpenAI-compatible server (vLLM, Ollama, a proxy, `judge simulate`).",
+        roles=Role.VERDICTS,
     )
     price: str | None = flag(
         "--price",
         metavar="IN,OUT",
         panel=JUDGE,
         help="Price in USD per million input,output tokens (for models LiteLLM has no price for).",
+        roles=Role.NONE,
     )
     temperature: float | None = flag(
         "--temperature",
@@ -122,6 +80,7 @@ class JudgeFlags:
         help="Sampling temperature (default: rubric's, else 0).",
         to="temperature",
         rubric=True,
+        roles=Role.VERDICTS,
     )
     max_tokens: int | None = flag(
         "--max-tokens",
@@ -131,6 +90,7 @@ class JudgeFlags:
         help="Most tokens a judge reply may use (default: rubric's, else 1024).",
         to="max_tokens",
         rubric=True,
+        roles=Role.VERDICTS,
     )
     repeats: int | None = flag(
         "--repeats",
@@ -144,6 +104,7 @@ class JudgeFlags:
         "cached reply): each case's verdict is their aggregate, and the run measures the "
         "judge's stability. Use a temperature above 0. Default: 1.",
         to="repeats",
+        roles=Role.VERDICTS,
     )
     score_mode: str | None = flag(
         "--score-mode",
@@ -155,6 +116,8 @@ class JudgeFlags:
         "log-probabilities, and score each case by the expected score over the scale (G-Eval), "
         "reporting the probability of each score, choice or winner; needs a server that "
         "returns logprobs (exit 2 otherwise). Default: sample.",
+        roles=Role.VERDICTS,
+        sets="score_mode",
     )
     json_schema: bool | None = flag(
         "--json-schema/--no-json-schema",
@@ -162,6 +125,7 @@ class JudgeFlags:
         show_default=False,
         help="Send the verdict schema as response_format (structured output). Default: when "
         "LiteLLM says the model supports it, or with --api-base.",
+        roles=Role.VERDICTS,
     )
     screen: str | None = flag(
         "--screen",
@@ -170,6 +134,8 @@ class JudgeFlags:
         panel=CASCADE,
         help="A cheap judge every case goes to first; --model judges only the cases it "
         "escalates (see --escalate).",
+        roles=Role.VERDICTS,
+        sets="screen",
     )
     escalate: str | None = flag(
         "--escalate",
@@ -180,6 +146,7 @@ class JudgeFlags:
         "and/or/not. Default: failed, or a score next to pass_at, or confidence < 0.8 "
         "(pointwise, binary); failed or not consistent (pairwise).",
         to="escalate",
+        roles=Role.VERDICTS,
     )
     screen_price: str | None = flag(
         "--screen-price",
@@ -187,6 +154,7 @@ class JudgeFlags:
         panel=CASCADE,
         help="The screen's price in USD per million input,output tokens (default: --price, "
         "else LiteLLM's price map).",
+        roles=Role.NONE,
     )
     concurrency: int | None = flag(
         "--concurrency",
@@ -197,6 +165,7 @@ class JudgeFlags:
         panel=RUN,
         help="Calls in flight at most (default: 16).",
         to="concurrency",
+        roles=Role.PER_MACHINE | Role.SHARED,
     )
     rpm: float | None = flag(
         "--rpm",
@@ -206,6 +175,7 @@ class JudgeFlags:
         panel=RUN,
         help="Requests per minute per model (paced over ~1 s windows).",
         to="rpm",
+        roles=Role.PER_MACHINE | Role.SHARED,
     )
     tpm: float | None = flag(
         "--tpm",
@@ -215,6 +185,7 @@ class JudgeFlags:
         panel=RUN,
         help="Tokens per minute per model (prompt + max reply tokens).",
         to="tpm",
+        roles=Role.PER_MACHINE | Role.SHARED,
     )
     max_retries: int | None = flag(
         "--max-retries",
@@ -224,6 +195,7 @@ class JudgeFlags:
         help="Retries of a transient error (429, 5xx, timeout) and re-asks of an invalid "
         "verdict (default: 4).",
         to="max_retries",
+        roles=Role.NONE,
     )
     timeout: float | None = flag(
         "--timeout",
@@ -232,6 +204,7 @@ class JudgeFlags:
         panel=RUN,
         help="Seconds one call may take (default: 120).",
         to="timeout_s",
+        roles=Role.NONE,
     )
     out: Path | None = flag(
         "--out",
@@ -240,12 +213,16 @@ class JudgeFlags:
         metavar="DIR",
         panel=OUTPUT,
         help="Run directory (default: runs/<UTC time>-<command>-<rubric>).",
+        roles=Role.PER_MACHINE | Role.THIS_RUN,
+        sets="out",
     )
     resume: Path | None = flag(
         "--resume",
         metavar="RUN_DIR",
         panel=OUTPUT,
         help="Continue an interrupted run: keep its results, judge the rest.",
+        roles=Role.PER_MACHINE | Role.THIS_RUN,
+        sets="resume",
     )
     retry_failed: bool = flag(
         "--retry-failed",
@@ -253,6 +230,7 @@ class JudgeFlags:
         panel=OUTPUT,
         help="With --resume: judge the cases that failed last time again.",
         to="retry_failed",
+        roles=Role.PER_MACHINE | Role.THIS_RUN,
     )
     force: bool = flag(
         "--force",
@@ -261,6 +239,7 @@ class JudgeFlags:
         help="Start over in an existing --out run directory: its old run's files are deleted "
         "first.",
         to="force",
+        roles=Role.PER_MACHINE | Role.THIS_RUN,
     )
     no_cache: bool = flag(
         "--no-cache",
@@ -268,6 +247,8 @@ class JudgeFlags:
         panel=RUN,
         help="Neither read nor write the reply cache ($JUDGE_CACHE_DIR, else ~/.cache/judge): "
         "every call is sent and paid.",
+        roles=Role.PER_MACHINE,
+        sets="use_cache",
     )
     max_cost: float | None = flag(
         "--max-cost",
@@ -277,6 +258,7 @@ class JudgeFlags:
         panel=RUN,
         help="Stop (exit 3, resumable) before the run's spend would pass this.",
         to="max_cost",
+        roles=Role.PER_MACHINE | Role.SHARED,
     )
     workers: str | None = flag(
         "--workers",
@@ -286,6 +268,8 @@ class JudgeFlags:
         help="Judge in N processes (auto: one per core), sharing --concurrency, --rpm, --tpm "
         "and --max-cost evenly, one cache and one results file. For runs LiteLLM's CPU "
         "cost limits (fast local servers); default: 1.",
+        roles=Role.PER_MACHINE,
+        sets="workers",
     )
     shard: str | None = flag(
         "--shard",
@@ -295,6 +279,8 @@ class JudgeFlags:
         help="Judge only the cases whose id hashes to shard i of N (0-based), one machine of "
         "N; auto: from a Slurm array, a Kubernetes Indexed Job or JUDGE_SHARD_INDEX/COUNT. "
         "Join the shards with judge merge (the gate runs there).",
+        roles=Role.PER_MACHINE | Role.THIS_RUN,
+        sets="shard",
     )
     batch: bool = flag(
         "--batch",
@@ -303,6 +289,7 @@ class JudgeFlags:
         help="Submit every call to the provider's batch API (half price, results within "
         "24 h; openai/ models) and exit; finish with judge collect RUN.",
         to="batch",
+        roles=Role.PER_MACHINE | Role.THIS_RUN,
     )
     conclude_only: bool = flag(
         "--conclude-only",
@@ -311,21 +298,32 @@ class JudgeFlags:
         hidden=True,
         help="Judge nothing: conclude from the results the run holds (judge merge).",
         to="conclude_only",
+        roles=Role.THIS_RUN,
     )
     max_failures: str | None = flag(
         "--max-failures",
         metavar="N|P%",
         panel=RUN,
         help="Stop (exit 3) once more than N cases, or P% of finished cases, failed.",
+        roles=Role.NONE,
+        sets="max_failures",
     )
     limit: int | None = flag(
-        "--limit", min=1, metavar="N", panel=DATA, help="Judge at most N cases.", to="limit"
+        "--limit",
+        min=1,
+        metavar="N",
+        panel=DATA,
+        help="Judge at most N cases.",
+        to="limit",
+        roles=Role.THIS_RUN,
     )
     sample: str | None = flag(
         "--sample",
         metavar="N|P%",
         panel=DATA,
         help="Judge a uniform random sample of N cases, or P% of them (see --seed).",
+        roles=Role.THIS_RUN,
+        sets="sample",
     )
     seed: int = flag(
         "--seed",
@@ -334,21 +332,30 @@ class JudgeFlags:
         panel=DATA,
         help="Seed for --sample and bootstraps.",
         to="seed",
+        roles=Role.NONE,
     )
     field: list[str] | None = flag(
         "--field",
         metavar="NAME=COLUMN",
         panel=DATA,
         help="Read a case field from another key, e.g. --field output=answer.",
+        roles=Role.VERDICTS,
+        sets="field_map",
     )
     quiet: bool = flag(
-        "--quiet", "-q", default=False, panel=OUTPUT, help="No progress bar or tables."
+        "--quiet",
+        "-q",
+        default=False,
+        panel=OUTPUT,
+        help="No progress bar or tables.",
+        roles=Role.PER_MACHINE | Role.THIS_RUN,
     )
     json_output: bool = flag(
         "--json",
         default=False,
         panel=OUTPUT,
         help="Print summary.json on stdout, and nothing else there (the tables go to stderr).",
+        roles=Role.PER_MACHINE | Role.THIS_RUN,
     )
     progress_every: float = flag(
         "--progress-every",
@@ -359,6 +366,7 @@ class JudgeFlags:
         panel=OUTPUT,
         show_default=False,
         help="When stderr is not a terminal (CI logs): a progress line this often (default: 10).",
+        roles=Role.PER_MACHINE,
     )
 
     @property
@@ -380,16 +388,6 @@ REPEAT_FLAGS = frozenset({"repeats", "score_mode"})
 SCALE_OUT_FLAGS = frozenset({"shard", "batch", "conclude_only"})
 
 
-@dataclass(frozen=True)
-class FlagField:
-    """One field of JudgeFlags: its name, type and default, and the Flag it declares."""
-
-    name: str
-    type: Any
-    default: Any
-    flag: Flag
-
-
 @cache
 def flag_fields() -> tuple[FlagField, ...]:
     """Every shared flag, in JudgeFlags' order."""
@@ -397,3 +395,8 @@ def flag_fields() -> tuple[FlagField, ...]:
     return tuple(
         FlagField(f.name, types[f.name], f.default, f.metadata[FLAG]) for f in fields(JudgeFlags)
     )
+
+
+def flags_with(role: Role) -> tuple[FlagField, ...]:
+    """The shared flags that play `role`, in JudgeFlags' order."""
+    return tuple(shared for shared in flag_fields() if role in shared.flag.roles)

@@ -14,6 +14,7 @@ the file and the fix (store/disk.py), and leaves no half line and no temporary f
 - `reading`: results.jsonl read back (summary.json is `summary.run`'s)
 - `cache`, `cache_transfer`: the reply cache (SQLite), and it exported and imported
 - `sheets`: the labelling sheets of `judge review export`
+- `step_summary`: report.md appended to a CI job's summary ($GITHUB_STEP_SUMMARY)
 """
 
 from __future__ import annotations
@@ -365,38 +366,6 @@ class PreviousRun:
     spent_usd: float
     failed: int = 0
     """Of those, how many failed (they count against --max-failures)."""
-
-
-# GitHub rejects a step summary over 1 MiB; stay well under it.
-STEP_SUMMARY_MAX_BYTES = 512 * 1024
-
-
-def append_step_summary(path: Path, report: str) -> None:
-    """Append the report to $GITHUB_STEP_SUMMARY (truncated to stay under GitHub's limit).
-
-    A path that cannot be written (a missing folder, a read-only or full file system) is a
-    JudgeWarning, not an error: the job summary is a courtesy of CI, and the run, its
-    reports and its exit code stand without it.
-    """
-    import warnings
-
-    from judgecli.errors import JudgeWarning
-
-    data = report.encode("utf-8")
-    if len(data) > STEP_SUMMARY_MAX_BYTES:
-        cut = data[:STEP_SUMMARY_MAX_BYTES].decode("utf-8", errors="ignore")
-        report = cut + "\n\n_(report truncated; see report.md in the run directory)_\n"
-    try:
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(report + "\n")
-    except OSError as err:
-        warnings.warn(
-            JudgeWarning(
-                f"cannot append the report to GITHUB_STEP_SUMMARY {path}: "
-                f"{err.strerror or err}; the run and its reports are not affected"
-            ),
-            stacklevel=2,
-        )
 
 
 def replayed(result: CaseResult) -> bool:

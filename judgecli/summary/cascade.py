@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from judgecli.result import CaseResult, CaseStatus, Judgement, Tier
 from judgecli.rubric import Rubric, RubricKind
-from judgecli.settings.config import ModelSettings, Price, RunConfig
+from judgecli.settings.config import RunConfig
+from judgecli.settings.judges import ModelSettings, Price
 from judgecli.stats.interval_rule import proportion_interval
 from judgecli.stats.intervals import Interval
 from judgecli.summary.facts import CascadeSummary, ScreenAgreement, TierUsage

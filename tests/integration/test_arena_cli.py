@@ -166,6 +166,20 @@ def test_the_adaptive_schedule_judges_its_budget_and_no_more(run_cli, judge_serv
     assert s["schedule"]["rounds"] > 1
     assert len(judge_server.requests) == 30 * 2
     assert [x["name"] for x in s["leaderboard"]][0] == "thorough"
+    # Each later round reopened the one run, as a resume does.
+    info = json.loads(Path("run/run.json").read_text())
+    assert len(info["resumed"]) == s["schedule"]["rounds"] - 1
+
+
+def test_an_arena_says_what_the_spine_says_of_every_run(run_cli, judge_server):
+    # Issue 30: the arena concluded by itself, and its summary left out the spine's warning
+    # of --repeats at temperature 0 (which score, pairwise, calibrate and refine carry).
+    files = write_systems(("terse", "fair"), cases=3)
+    run = arena(run_cli, judge_server, files, "--repeats", "2")
+    assert run.exit_code == 0, run.stderr
+    said = [w for w in run.summary["warnings"] if w.startswith("--repeats 2 at temperature 0")]
+    assert len(said) == 1
+    assert said[0] in Path("run/report.md").read_text()
 
 
 def test_style_control_adds_a_second_leaderboard_and_its_coefficients(run_cli, judge_server):

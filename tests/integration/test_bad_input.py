@@ -4,8 +4,9 @@ promise of docs/endpoints.md), no traceback, nothing on stdout, no judge call an
 written. The oddities real files have (a BOM, CRLF, blank lines, a 50 MB line) are not
 errors: those runs judge every case.
 
-The corpus lives in tests/data/bad/ (one small file per problem, named after it); the
-50 MB lines are written at run time instead of being committed.
+The corpus lives in tests/data/bad/ (one small file per problem, named after it; the
+Parquet files are written by tests/data/bad/parquet_corpus.py); the 50 MB lines are
+written at run time instead of being committed.
 """
 
 from __future__ import annotations
@@ -622,6 +623,134 @@ BAD_INPUTS = [
         "--labels",
         bad("labels-off-scale.jsonl"),
         where="no-results.jsonl",
+    ),
+    # --- CSV and Parquet datasets (issue 31): a CSV row as a spreadsheet numbers it (the
+    # header is row 1), a Parquet row counted from 1 --------------------------------------
+    case(
+        "csv-missing-output",
+        *scores(bad("cases-csv-missing-output.csv")),
+        where="cases-csv-missing-output.csv:2",
+        says='missing required field "output"',
+    ),
+    case(
+        "csv-unclosed-quote",
+        *scores(bad("cases-csv-unclosed-quote.csv")),
+        where="cases-csv-unclosed-quote.csv:3",
+        says="a quoted cell is never closed",
+    ),
+    case(
+        "csv-unquoted-line-break",
+        *scores(bad("cases-csv-unquoted-line-break.csv")),
+        where="cases-csv-unquoted-line-break.csv:4",
+        says="1 cells, but the header has 3 columns",
+    ),
+    case(
+        "csv-duplicate-column",
+        *scores(bad("cases-csv-duplicate-column.csv")),
+        where="cases-csv-duplicate-column.csv:1",
+        says='the column "output" is there twice',
+    ),
+    case(
+        "csv-duplicate-id",
+        *scores(bad("cases-csv-duplicate-id.csv")),
+        where="cases-csv-duplicate-id.csv:3",
+        says="(first on row 2)",
+    ),
+    case(
+        "csv-not-utf8",
+        *scores(bad("cases-csv-not-utf8.csv")),
+        where="cases-csv-not-utf8.csv:2",
+        says="not UTF-8",
+    ),
+    case(
+        "csv-messages-not-json",
+        *scores(bad("cases-csv-messages-not-json.csv"), "conversation"),
+        where="cases-csv-messages-not-json.csv:2",
+        says='"messages" is not JSON',
+    ),
+    case(
+        "csv-header-only",
+        *scores(bad("cases-csv-header-only.csv")),
+        where="cases-csv-header-only.csv",
+        says="no cases",
+    ),
+    case(
+        "csv-value-in-unnamed-column",
+        *scores(bad("cases-csv-value-in-unnamed-column.csv")),
+        where="cases-csv-value-in-unnamed-column.csv:2",
+        says="a value in column 3, which has no name",
+    ),
+    case(
+        "csv-new-unquoted-comma",
+        *compares(bad(OLD), bad("new-csv-unquoted-comma.csv")),
+        where="new-csv-unquoted-comma.csv:4",
+        says="4 cells, but the header has 3 columns",
+    ),
+    case(
+        "csv-labels-off-scale",
+        *calibrates(bad("labels-csv-off-scale.csv")),
+        where="labels-csv-off-scale.csv:3",
+        says="label 7.0 is not a number from 1 to 4",
+    ),
+    case(
+        "parquet-null-output",
+        *scores(bad("cases-parquet-null-output.parquet")),
+        where="cases-parquet-null-output.parquet:2",
+        says='"output" is null',
+    ),
+    case(
+        "parquet-output-number",
+        *scores(bad("cases-parquet-output-number.parquet")),
+        where="cases-parquet-output-number.parquet:1",
+        says='"output" must be a string, got int',
+    ),
+    case(
+        "parquet-duplicate-id",
+        *scores(bad("cases-parquet-duplicate-id.parquet")),
+        where="cases-parquet-duplicate-id.parquet:3",
+        says="duplicate id 'a' (first on row 1)",
+    ),
+    case(
+        "parquet-no-rows",
+        *scores(bad("cases-parquet-no-rows.parquet")),
+        where="cases-parquet-no-rows.parquet",
+        says="no cases",
+    ),
+    case(
+        "parquet-conversation-with-a-tool-turn",
+        *scores(bad("cases-parquet-messages-bad-role.parquet"), "conversation"),
+        where="cases-parquet-messages-bad-role.parquet:2",
+        says="role must be one of",
+    ),
+    case(
+        "parquet-that-is-jsonl",
+        *scores(bad("cases-parquet-not-parquet.parquet")),
+        where="cases-parquet-not-parquet.parquet",
+        says="not a Parquet file",
+    ),
+    case(
+        "parquet-cut-short",
+        *scores(bad("cases-parquet-cut-short.parquet")),
+        where="cases-parquet-cut-short.parquet",
+        says="not a Parquet file, or one cut short",
+    ),
+    case(
+        "parquet-no-such-file",
+        *scores("no-such-cases.parquet"),
+        where="no-such-cases.parquet",
+        says="no such file",
+    ),
+    case(
+        "parquet-new-missing-output",
+        *compares(bad(OLD), bad("new-parquet-missing-output.parquet")),
+        where="new-parquet-missing-output.parquet:1",
+        says='missing required field "output"',
+    ),
+    case(
+        "parquet-labels-off-scale",
+        *calibrates(bad("labels-parquet-off-scale.parquet")),
+        where="labels-parquet-off-scale.parquet:2",
+        says="label 7.0 is not a number from 1 to 4",
     ),
     # --- flags: zero, negative or unknown values ----------------------------------------
     case(

@@ -235,3 +235,24 @@ def test_sequential_does_not_follow_a_shard(run_cli, judge_server, tmp_path: Pat
     assert result.exit_code == 2
     assert "--sequential with --shard" in result.stderr
     assert not (tmp_path / "s").exists()
+
+
+def test_the_merge_prints_as_its_own_flags_say_not_as_a_shard_did(
+    judge_server: SimulatorServer, run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 30: the merged run's command line kept the first shard's --quiet and --json, so a
+    # merge of quiet shards printed no tables and one of --json shards printed summary.json,
+    # whatever the merge itself was given (and which shard came first decided).
+    monkeypatch.setenv("JUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    shards = shard_runs(
+        run_cli, judge_server, lambda out: pairwise_args(out, "--json"), tmp_path, 2
+    )
+    loud = run_cli(None, "merge", *map(str, shards), "--out", str(tmp_path / "loud"))
+    assert loud.exit_code == 0, loud.stderr
+    assert "━━━" in loud.stdout  # the tables, which --quiet leaves out
+    assert not loud.stdout.lstrip().startswith("{")
+    info = read_json(tmp_path / "loud" / "run.json")
+    assert not {"--quiet", "--json"} & set(info["argv"])
+    as_json = run_cli(None, "merge", *map(str, shards), "--out", str(tmp_path / "json"), "--json")
+    assert as_json.exit_code == 0, as_json.stderr
+    assert json.loads(as_json.stdout)["command"] == "pairwise"

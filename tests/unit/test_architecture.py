@@ -75,11 +75,12 @@ def test_only_the_judge_package_imports_litellm():
     assert users <= {"judgecli.judge.provider"}
 
 
-@pytest.mark.parametrize("command", ["score", "pairwise", "calibrate", "refine"])
+@pytest.mark.parametrize("command", ["score", "pairwise", "calibrate", "refine", "arena.run"])
 def test_the_judging_commands_run_on_the_one_spine(command):
     # running/job.py owns opening the run, judging, the cascade and the summary's tail; a
     # command that reached for them itself would re-grow the accidental differences issue 14
-    # removed.
+    # removed. Issue 30: the arena too (it judged through judging.judge_all and concluded
+    # by itself).
     deps = RUNNING[f"judgecli.commands.{command}"]
     assert "judgecli.running.job" in deps
     assert deps.isdisjoint(

@@ -23,7 +23,7 @@ from judgecli.grading.grade import GradingPlan, Spend, ask_judge
 from judgecli.inputs.dataset import Case
 from judgecli.judge.protocol import JudgeReply
 from judgecli.result import CaseResult, CaseStatus, Judgement, Tier
-from judgecli.settings.config import ModelSettings
+from judgecli.settings.judges import ModelSettings
 from judgecli.summary.cascade import summarize_cascade, tier_usage
 from judgecli.summary.facts import TierUsage, Usage
 from judgecli.summary.head import usage_of

@@ -32,7 +32,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import combinations
 
@@ -247,3 +247,38 @@ class Planner:
 
         pairs = self.pairs
         return sorted(pairs, key=lambda p: (certainty(p), pairs.index(p)))
+
+
+@dataclass
+class Plan:
+    """An arena's schedule as its run goes (the spine's `job.Rounds`): the comparisons
+    planned so far, and in how many rounds. It grows as the spine asks for each next round;
+    the arena's ending reads what it planned (summary.json's `schedule`, the reports).
+    """
+
+    planner: Planner
+    planned: list[Matchup] = field(default_factory=list)
+    rounds: int = 0
+    """Rounds planned that have comparisons (one unless adaptive)."""
+
+    @classmethod
+    def begun(cls, planner: Planner) -> Plan:
+        """A plan with its first round planned (ConfigError when its comparisons cannot
+        link every system).
+        """
+        plan = cls(planner)
+        plan.add(planner.first_round())
+        return plan
+
+    def next_round(self, results: list[CaseResult]) -> list[Matchup]:
+        """The next round, from the results of the comparisons planned so far (in id
+        order), added to the plan; [] when the schedule is done.
+        """
+        return self.add(self.planner.next_round(self.planned, results))
+
+    def add(self, batch: list[Matchup]) -> list[Matchup]:
+        """A round's comparisons, now planned (an empty one is no round)."""
+        if batch:
+            self.planned += batch
+            self.rounds += 1
+        return batch

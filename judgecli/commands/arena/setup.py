@@ -1,24 +1,43 @@
-"""Setting an arena up from what the command line asked: the systems' names, the schedule
-(its default by the number of systems), the gate, the joined files and the grading plan,
-every flag checked before anything is called or written (ConfigError or DatasetError,
+"""Setting an arena up from what the command line asked (`Arena`): the systems' names, the
+schedule (its default by the number of systems), the gate, the joined files and the grading
+plan, every flag checked before anything is called or written (ConfigError or DatasetError,
 exit 2).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from judgecli.commands.arena.gate import ArenaGateSpec
-from judgecli.commands.arena.run import Arena
 from judgecli.commands.arena.schedule import ADAPTIVE_FROM, Planner, Schedule, system_pairs
-from judgecli.commands.arena.systems import join_files, system_index, system_names
+from judgecli.commands.arena.systems import (
+    ArenaFiles,
+    join_files,
+    system_index,
+    system_names,
+)
 from judgecli.errors import ConfigError
 from judgecli.grading.debias import FlipPolicy
 from judgecli.grading.grade import GradingPlan
 from judgecli.inputs.sampling import SampleSize
 from judgecli.rubric import Rubric
 from judgecli.settings.config import RunConfig
+
+
+@dataclass(frozen=True)
+class Arena:
+    """One arena run, as the command line set it up."""
+
+    config: RunConfig
+    plan: GradingPlan
+    files: ArenaFiles
+    planner: Planner
+    gate: ArenaGateSpec
+    anchor: str | None = None
+    """The baseline whose score is 1000 (None: the mean strength)."""
+    style_control: bool = False
 
 
 def chosen_schedule(asked: Schedule | None, n: int, baseline: int | None) -> Schedule:

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judgecli.errors import ConfigError
-from judgecli.inputs.dataset import Case, parse_case
-from judgecli.inputs.jsonl import read_line_at
-from judgecli.inputs.pairs import Located, Pair, iter_pairs, scan_pairs
+from judgecli.inputs.dataset import Case, open_cases
+from judgecli.inputs.pairs import Located, Pair, iter_pairs, read_case, scan_pairs
+from judgecli.inputs.rows import RowSource
 from judgecli.inputs.sampling import SampleSize, Selector
 
 SystemPair = tuple[int, int]
@@ -70,6 +70,8 @@ class ArenaFiles:
 
     names: list[str]
     paths: list[Path]
+    sources: list[RowSource]
+    """The files opened (seekable: a comparison's answers are read back by position)."""
     case_ids: list[str]
     """Selected case ids (--limit, --sample), in the order the files list them."""
     located: dict[SystemPair, dict[str, tuple[Located, Located]]]
@@ -79,10 +81,9 @@ class ArenaFiles:
     warnings: list[str] = field(default_factory=list)
 
     def read(self, system: int, at: Located) -> Case:
-        """One system's case, read back from its line."""
-        path = self.paths[system]
-        text = read_line_at(path, at.line, at.offset)
-        return parse_case(path, at.line, text, field_map=self.field_map, requires=self.requires)
+        """One system's case, read back from its row."""
+        source = self.sources[system]
+        return read_case(source, at, field_map=self.field_map, requires=self.requires)
 
     def pair(self, systems: SystemPair, case_id: str, comparison_id: str) -> Pair:
         """The two answers to a case, as a pairwise rubric grades them (the earlier system
@@ -97,7 +98,7 @@ class ArenaFiles:
 
 
 def joined_pair(
-    paths: Sequence[Path],
+    sources: Sequence[RowSource],
     systems: SystemPair,
     *,
     requires: list[str],
@@ -108,8 +109,8 @@ def joined_pair(
     join's warnings.
     """
     scan = scan_pairs(
-        paths[systems[0]],
-        paths[systems[1]],
+        sources[systems[0]],
+        sources[systems[1]],
         requires=requires,
         field_map=field_map,
         allow_partial=allow_partial,
@@ -137,12 +138,13 @@ def join_files(
     cases, the same ones for every pair.
     """
     field_map = field_map or {}
+    sources = [open_cases(path, seekable=True) for path in paths]
     warnings: list[str] = []
     located: dict[SystemPair, dict[str, tuple[Located, Located]]] = {}
     if allow_partial:
         for systems in pairs:
             located[systems], said = joined_pair(
-                paths, systems, requires=requires, field_map=field_map, allow_partial=True
+                sources, systems, requires=requires, field_map=field_map, allow_partial=True
             )
             warnings += said
     else:
@@ -150,7 +152,7 @@ def join_files(
         where: list[dict[str, Located]] = [{} for _ in paths]
         for other in range(1, len(paths)):
             found, said = joined_pair(
-                paths, (0, other), requires=requires, field_map=field_map, allow_partial=False
+                sources, (0, other), requires=requires, field_map=field_map, allow_partial=False
             )
             warnings += said
             where[0] = {case_id: at[0] for case_id, at in found.items()}
@@ -169,6 +171,7 @@ def join_files(
     return ArenaFiles(
         names=names,
         paths=list(paths),
+        sources=sources,
         case_ids=chosen,
         located={
             systems: {i: at for i, at in found.items() if i in keep}

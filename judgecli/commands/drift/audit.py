@@ -12,6 +12,8 @@ from typing import Any
 from judgecli.errors import InputError
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.rubric import RubricKind
+from judgecli.settings.flag_spec import Role
+from judgecli.settings.flags import flag_fields
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.drift import Difference
 from judgecli.summary.facts import Command
@@ -19,32 +21,18 @@ from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.run import RunSummary
 from judgecli.summary.score import ScoreSummary
 
-# Settings in run.json's config that say how a run went, not what its judge said: they
-# never count as a difference of the judge.
 NOT_JUDGING = frozenset(
-    {
-        "command",
-        "out",
-        "resume",
-        "force",
-        "retry_failed",
-        "concurrency",
-        "rpm",
-        "tpm",
-        "timeout_s",
-        "max_retries",
-        "use_cache",
-        "max_cost",
-        "max_failures",
-        "workers",
-        "shard",
-        "batch",
-        "conclude_only",
-        "limit",
-        "sample",
-        "seed",
+    {"command"}
+    | {
+        shared.flag.lands_in
+        for shared in flag_fields()
+        if shared.flag.lands_in and Role.VERDICTS not in shared.flag.roles
     }
 )
+"""Settings in run.json's config that say how a run went, not what its judge said: the
+fields of the flags that change no verdict (declared without Role.VERDICTS), and the
+command (check_comparable decides which commands' runs compare). They never count as a
+difference of the judge."""
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,10 @@ from judgecli.store import (
     RUN_INFO,
     SUMMARY,
     RunStore,
-    append_step_summary,
     read_results,
     read_run_info,
 )
+from judgecli.store.step_summary import append_step_summary
 from judgecli.summary.drift import Drift
 from judgecli.summary.run import read_summary
 

@@ -13,10 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from judgecli.cli import inputs
-from judgecli.cli.flags import judge_flags
+from judgecli.cli.flags import gate_thresholds, judge_flags
 from judgecli.cli.main import app
 from judgecli.errors import ExitCode
-from judgecli.settings.config import FailureLimit, Price, RunConfig
+from judgecli.settings.config import FailureLimit, RunConfig
 from judgecli.settings.flags import (
     CASCADE_FLAGS,
     REPEAT_FLAGS,
@@ -25,6 +25,8 @@ from judgecli.settings.flags import (
     JudgeFlags,
     flag_fields,
 )
+from judgecli.settings.gate_flags import GateThresholds
+from judgecli.settings.judges import Price
 from judgecli.settings.score_mode import ScoreMode
 
 FLAGS = {shared.name: shared for shared in flag_fields()}
@@ -77,6 +79,48 @@ def with_a_seed(seed: int, *, flags: JudgeFlags) -> ExitCode:
 def test_a_mistaken_declaration_fails_at_import(without, command, problem):
     with pytest.raises((TypeError, ValueError), match=problem):
         judge_flags(without=without)(command)
+
+
+def test_the_thresholds_parameter_becomes_the_commands_threshold_options():
+    seen: list[GateThresholds] = []
+
+    @gate_thresholds("calibrate")
+    def command(labels: Path, *, thresholds: GateThresholds, on: str = "point") -> ExitCode:
+        seen.append(thresholds)
+        return ExitCode.OK
+
+    params = inspect.signature(command).parameters
+    assert list(params) == ["labels", "min_kappa", "min_accuracy", "min_stability", "on"]
+    values = {"min_kappa": 0.2, "min_accuracy": None, "min_stability": None}
+    assert command(labels=Path("l"), on="point", **values) is ExitCode.OK
+    assert seen == [GateThresholds(min_kappa=0.2)]
+
+
+def test_the_thresholds_and_the_shared_flags_stack():
+    seen: list[tuple[JudgeFlags, GateThresholds]] = []
+
+    @judge_flags(without=SUBSET_FLAGS)
+    @gate_thresholds("arena")
+    def command(*, flags: JudgeFlags, thresholds: GateThresholds) -> ExitCode:
+        seen.append((flags, thresholds))
+        return ExitCode.OK
+
+    shared = [n for n in FLAGS if n not in SUBSET_FLAGS]
+    assert list(inspect.signature(command).parameters) == [*shared, "min_consistency"]
+    values = {name: FLAGS[name].default for name in shared}
+    assert command(**values | {"seed": 2}, min_consistency=0.7) is ExitCode.OK
+    assert seen == [(JudgeFlags(seed=2), GateThresholds(min_consistency=0.7))]
+
+
+def with_a_threshold(min_mean: float, *, thresholds: GateThresholds) -> ExitCode:
+    return ExitCode.OK
+
+
+def test_a_parameter_named_like_a_threshold_fails_at_import():
+    with pytest.raises(TypeError, match=r"\['min_mean'\] are thresholds too"):
+        gate_thresholds("score")(with_a_threshold)
+    with pytest.raises(TypeError, match="no `thresholds: GateThresholds`"):
+        gate_thresholds("score")(without_flags)
 
 
 # --- from the command line to RunConfig --------------------------------------------------
@@ -206,6 +250,20 @@ def test_a_flag_reaches_runconfig(config_of, command, name):
     value, holds = given(name)
     config = config_of(command, *BESIDE.get(name, []), *as_argv(name, value))
     assert holds(config)
+
+
+SETS = [name for name, shared in FLAGS.items() if shared.flag.sets is not None]
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_a_flag_sets_the_runconfig_field_it_declares(config_of, name):
+    # Issue 30: drift's audit reads the field a flag sets off its declaration (`sets`): it
+    # must be the field build_run_config makes of the value.
+    value, _ = given(name)
+    field = FLAGS[name].flag.sets
+    plain = config_of("score", *BESIDE.get(name, []))
+    config = config_of("score", *BESIDE.get(name, []), *as_argv(name, value))
+    assert getattr(config, field) != getattr(plain, field)
 
 
 BY_VARIABLE = [

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from judgecli.commands.arena.ending import incomplete_reason, sweep_warnings
 from judgecli.commands.arena.gate import ArenaGateSpec, evaluate_arena_gate
-from judgecli.commands.arena.run import incomplete_reason, sweep_warnings
 from judgecli.commands.arena.schedule import Matchup, Planner, Schedule, check_linked
 from judgecli.commands.arena.setup import chosen_schedule
 from judgecli.commands.arena.systems import join_files, system_names

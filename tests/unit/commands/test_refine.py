@@ -26,7 +26,7 @@ from judgecli.inputs.dataset import Case
 from judgecli.inputs.rubric_file import parse_rubric
 from judgecli.judge.protocol import JudgeCallError, JudgeRequest
 from judgecli.result import CaseStatus
-from judgecli.settings.config import ModelSettings
+from judgecli.settings.judges import ModelSettings
 from judgecli.summary.facts import Command, Usage
 from judgecli.summary.refine import lift, summarize_refine
 from tests.conftest import POINTWISE_YAML

@@ -33,7 +33,7 @@ from judgecli.judge.token_logprobs import (
 )
 from judgecli.result import Judgement, Order
 from judgecli.rubric import Rubric
-from judgecli.settings.config import ModelSettings
+from judgecli.settings.judges import ModelSettings
 from judgecli.settings.score_mode import ScoreMode, parse_score_mode
 from judgecli.simulator.config import JudgeProfile, SimulatorConfig, parse_profiles
 from judgecli.simulator.logprobs import OTHER_SHARE, content_logprobs, value_distribution

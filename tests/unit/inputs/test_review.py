@@ -275,9 +275,11 @@ def test_a_filled_csv_sheet_reads_back_as_labels_blank_ones_skipped(write):
         'a,"multi\nline",3,ann,x\r\nb,q,,,\r\nc,q,4,,\r\n',
     )
     labels = read_labels(path, SCALE)
+    # Issue 31: a CSV's rows are numbered as a spreadsheet shows them (a cell's line break
+    # starts no row): "c" is row 4, though on the file's fifth line.
     assert [(x.id, x.value, x.annotator, x.line) for x in labels] == [
         ("a", 3.0, "ann", 2),
-        ("c", 4.0, None, 5),
+        ("c", 4.0, None, 4),
     ]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from judgecli.judge.provider import import_litellm, model_price, register_unpriced
-from judgecli.settings.config import ModelSettings, Price
+from judgecli.settings.judges import ModelSettings, Price
 
 API = "http://127.0.0.1:9/v1"
 

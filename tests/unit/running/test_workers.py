@@ -40,15 +40,10 @@ from judgecli.judge.halt import Halted
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.running.fan_out import ResultSink
 from judgecli.running.judging import ended_warnings, merged_formats
-from judgecli.running.share import ShareEnd, Stop
-from judgecli.running.workers import (
-    Outbox,
-    Parent,
-    describe_shares,
-    run_workers,
-    worker_config,
-)
-from judgecli.settings.config import ModelSettings, RunConfig
+from judgecli.running.share import ShareEnd, Stop, describe_shares, worker_config
+from judgecli.running.workers import Outbox, Parent, run_workers
+from judgecli.settings.config import RunConfig
+from judgecli.settings.judges import ModelSettings
 
 WAIT_S = 60.0
 

@@ -6,8 +6,9 @@ import pytest
 
 from judgecli.errors import ConfigError
 from judgecli.rubric import JudgeDefaults
-from judgecli.settings.config import KEYLESS_PLACEHOLDER, build_run_config, parse_price
+from judgecli.settings.config import build_run_config
 from judgecli.settings.flags import JudgeFlags
+from judgecli.settings.judges import KEYLESS_PLACEHOLDER, parse_price
 
 
 def build(rubric, **flags):

@@ -10,8 +10,9 @@ import pytest
 from pydantic import ValidationError
 
 from judgecli.rubric import JudgeDefaults
-from judgecli.settings.config import ModelSettings, RunConfig
+from judgecli.settings.config import RunConfig
 from judgecli.settings.flags import CASCADE_FLAGS, SUBSET_FLAGS, flag_fields
+from judgecli.settings.judges import ModelSettings
 
 FLAGS = flag_fields()
 LANDING = [shared for shared in FLAGS if shared.flag.to is not None]

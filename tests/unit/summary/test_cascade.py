@@ -10,7 +10,7 @@ from judgecli.inputs.rubric_file import parse_rubric
 from judgecli.report.markdown import render_markdown
 from judgecli.result import CaseResult, CaseStatus, Judgement, Tier, Winner
 from judgecli.rubric import Rubric
-from judgecli.settings.config import Price
+from judgecli.settings.judges import Price
 from judgecli.stats.intervals import wilson_interval
 from judgecli.summary.cascade import summarize_cascade
 from judgecli.summary.score import summarize_score
