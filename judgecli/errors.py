@@ -15,13 +15,16 @@
     + JudgeUnavailableError        the judge endpoint cannot serve the run (key, URL, server)
     + RunStorageError              writing the run directory failed once the run had started
                                    (disk full, quota, a read-only remount)
+  x GradeError          -> 3       the Python API's Judge got no verdict on the one case it
+                                   was asked to grade (carries the raw replies and why)
 
 A JudgeWarning is no error: a problem that changes no outcome (a CI job summary that cannot
 be written), issued with `warnings.warn` and shown by `cli/` as one `warning:` line.
 
 Per-case problems are not exceptions that escape the runner: a JudgeCallError (transport,
 4xx/5xx after retries) or a VerdictError (unparseable or off-schema reply) becomes a
-CaseResult with status "failed", the reason and the raw text.
+CaseResult with status "failed", the reason and the raw text. (Only the API's `Judge.grade`
+and `compare`, asked for one case's verdict, raise GradeError in its place.)
 A failed gate is a result (GateResult.passed is False -> exit 1), not an error.
 """
 
@@ -129,3 +132,32 @@ class RunStorageError(RunIncompleteError):
     file system remounted read-only). The results written before are kept whole; the run
     continues with `judge resume` once the cause is fixed.
     """
+
+
+class GradeError(JudgeError):
+    """The judge gave no verdict on the one case `Judge.grade` or `Judge.compare` was asked
+    about: every reply was unparseable or off the rubric (after the re-asks), or a call
+    failed for good. In a run such a case is a failed case (data); asked for one verdict,
+    it is this error, so that it is never read as a low score.
+    """
+
+    exit_code = ExitCode.INCOMPLETE
+    case_id: str = ""
+    reasons: tuple[str, ...] = ()
+    """Why each judgement failed (`model: invalid verdict: ...`)."""
+    raw: tuple[str, ...] = ()
+    """Every reply text the judges sent for the case, exactly as received."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        case_id: str,
+        reasons: tuple[str, ...],
+        raw: tuple[str, ...],
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.case_id = case_id
+        self.reasons = reasons
+        self.raw = raw

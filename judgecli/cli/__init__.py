@@ -19,9 +19,8 @@ command.
 - `gate`, `report`, `resume`, `merge`, `collect`: commands over finished (or stopped) runs
 - `review`, `rubrics`, `cache`: the review sheet, the rubric library, the reply cache
 - `simulate`, `demo`, `demo_data`: the bundled simulator, the offline demo and its datasets
-- `flags`, `options`, `inputs`, `invocation`: the shared flags as typer options, the
-  options a few commands share, what every judging command does first, the command line
-  rebuilt
+- `flags`, `options`, `invocation`: the shared flags as typer options, the options a few
+  commands share, the command line rebuilt
 - `render`, `progress`, `streams`, `retry_advice`: printing a finished run, progress on
   stderr, consoles that keep lines whole, what to run after a run that lost cases
 """

@@ -150,25 +150,18 @@ def arena_command(
     model turns the verdicts into scores with 95% intervals and ranks.
     """
     from judgecli.cli.flags import show_progress
-    from judgecli.cli.inputs import judge_config, named_rubric
     from judgecli.cli.invocation import invocation
     from judgecli.commands.arena.gate import ArenaGateSpec
-    from judgecli.commands.arena.run import arena_job
     from judgecli.commands.arena.schedule import Schedule
-    from judgecli.commands.arena.setup import set_up_arena
-    from judgecli.commands.pairwise import check_rubric_kind
+    from judgecli.commands.jobs import Sides, Tournament, prepare_arena
+    from judgecli.commands.setup import find_rubric_of
     from judgecli.grading.debias import FlipPolicy
     from judgecli.grading.repeats import repeats_warning
     from judgecli.running.job import run_job
     from judgecli.settings.config import step_summary_path
 
-    rubric_path, loaded = named_rubric(rubric)
-    check_rubric_kind(loaded, rubric_path)
-    config = judge_config("arena", loaded, flags)
-    arena = set_up_arena(
-        config,
-        loaded,
-        files,
+    found = find_rubric_of(rubric)
+    tournament = Tournament(
         names=name,
         baseline=baseline,
         schedule=Schedule(schedule) if schedule else None,
@@ -181,13 +174,10 @@ def arena_command(
             min_rank=min_rank,
             min_consistency=min_consistency,
         ),
-        flip=flip,
-        flip_policy=FlipPolicy(flip_policy),
-        allow_partial=allow_partial,
-        limit=flags.limit,
-        sample=flags.sample_size,
     )
-    job = arena_job(arena)
+    sides = Sides(flip=flip, flip_policy=FlipPolicy(flip_policy), allow_partial=allow_partial)
+    job = prepare_arena(files, found, flags, tournament, sides)
+    config = job.config
     if not flags.quiet and (said := repeats_warning(config.repeats, config.temperature)):
         stderr.print(f"[yellow]warning: {escape(said)}[/]")
     with show_progress(flags, job.total) as progress:
@@ -209,6 +199,7 @@ def show(summary: ArenaSummary, run_dir: Path, *, quiet: bool, json_output: bool
     import json
 
     from judgecli.cli.render import print_undecided, report_console
+    from judgecli.commands.outcome import exit_code
     from judgecli.report.arena import arena_headline, gate_note, terminal_tables
 
     console = report_console(json_output=json_output)
@@ -233,11 +224,7 @@ def show(summary: ArenaSummary, run_dir: Path, *, quiet: bool, json_output: bool
 
         errors = [failure.error for failure in summary.failures]
         stderr.print(f"[dim]hint:[/] {escape(retry_hint(run_dir, errors))}")
-        return ExitCode.INCOMPLETE
-    if summary.gate is not None and not summary.gate.decided:
+    elif summary.gate is not None and not summary.gate.decided:
         # Issue 29: a judge that cannot tell the answers apart decides no gate.
         print_undecided(summary.gate.undecided, summary.gate.hint)
-        return ExitCode.INCOMPLETE
-    if summary.gate is not None and not summary.gate.passed:
-        return ExitCode.GATE_FAILED
-    return ExitCode.OK
+    return exit_code(summary)

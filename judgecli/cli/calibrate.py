@@ -82,51 +82,36 @@ def calibrate_command(
     on: GateOnOpt = GateOnChoice.POINT,
 ) -> ExitCode:
     """Measure how well the judge agrees with human labels (and gate on it)."""
-    from judgecli.cli.inputs import check_repeat_gate, judge_config, named_rubric
     from judgecli.cli.review import rubric_of_run
-    from judgecli.commands import calibrate
+    from judgecli.commands.jobs import (
+        Labelled,
+        calibrate_finished,
+        label_source,
+        prepare_calibration,
+    )
+    from judgecli.commands.setup import FoundRubric, find_rubric_of
     from judgecli.deciding.gate import GateOn, GateSpec
     from judgecli.deciding.measured import check_calibrate_on
-    from judgecli.errors import ConfigError
-    from judgecli.inputs.labels import parse_label_map
     from judgecli.settings.config import step_summary_path
-    from judgecli.store import default_run_dir
 
     gate = GateSpec.of(thresholds, on=GateOn(on))
     check_calibrate_on(gate)
-    loaded = named_rubric(rubric)[1] if rubric else None
-    labels_path = labels or labels_file
-    if labels_path is None:
-        raise ConfigError(
-            "no labels file",
-            hint="judge calibrate LABELS.jsonl --rubric R, or "
-            "--results RESULTS.jsonl --labels LABELS.jsonl",
-        )
-    source = calibrate.LabelSource(labels_path, label_map=parse_label_map(label_map), key=key)
+    found = find_rubric_of(rubric) if rubric else None
+    source = label_source(labels or labels_file, label_map, key)
     if results is not None:
         warnings: list[str] = []
-        loaded = loaded or rubric_of_run(results, warnings)
-        outcome = calibrate.calibrate_results(
+        if found is None and (of_run := rubric_of_run(results, warnings)) is not None:
+            found = FoundRubric(of_run)
+        outcome = calibrate_finished(
             results,
             source,
-            rubric=loaded,
-            out=flags.out or default_run_dir("calibrate", loaded.name if loaded else "results"),
+            found,
+            flags,
+            gate,
             argv=invocation(ctx),
-            gate=gate,
-            seed=flags.seed,
             step_summary=step_summary_path(),
             warnings=warnings,
-            replace=flags.force,
         )
         return report_run(flags, outcome.summary, outcome.run_dir)
-    if loaded is None:
-        raise ConfigError(
-            "judging needs --rubric",
-            hint="or pass --results RESULTS.jsonl to calibrate a finished run",
-        )
-    config = judge_config("calibrate", loaded, flags)
-    check_repeat_gate(gate, config, loaded)
-    job = calibrate.calibration_job(
-        config, loaded, source, cases=cases, old=old, new=new, gate=gate
-    )
-    return run_and_report(ctx, flags, job)
+    labelled = Labelled(source, cases=cases, old=old, new=new)
+    return run_and_report(ctx, flags, prepare_calibration(found, flags, labelled, gate))

@@ -61,36 +61,14 @@ def pairwise_command(
     allow_partial: AllowPartialOpt = False,
 ) -> ExitCode:
     """Compare NEW against OLD, case by case (joined on id), with a pairwise rubric."""
-    from judgecli.cli.inputs import (
-        decision_inputs,
-        judge_config,
-        named_rubric,
-    )
-    from judgecli.commands import pairwise
+    from judgecli.commands.jobs import Sides, prepare_pairwise
+    from judgecli.commands.setup import GateAsked, find_rubric_of
     from judgecli.deciding.gate import GateOn, GateSpec
     from judgecli.grading.debias import FlipPolicy
-    from judgecli.inputs.pairs import scan_pairs
 
-    rubric_path, loaded = named_rubric(rubric)
-    pairwise.check_rubric_kind(loaded, rubric_path)
-    gate = GateSpec.of(thresholds, on=GateOn(on))
-    pairwise.check_consistency_floor(gate, flip=flip)
-    config = judge_config("pairwise", loaded, flags)
-    decides = decision_inputs(
-        gate, loaded, config, sequential=sequential, labels=labels, fdr=fdr, cases=old
+    found = find_rubric_of(rubric)
+    asked = GateAsked(
+        GateSpec.of(thresholds, on=GateOn(on)), sequential=sequential, labels=labels, fdr=fdr
     )
-    scan = scan_pairs(
-        old,
-        new,
-        requires=loaded.requires,
-        field_map=config.field_map,
-        allow_partial=allow_partial,
-        limit=flags.limit,
-        sample=flags.sample_size,
-        seed=flags.seed,
-        shard=config.shard,
-    )
-    job = pairwise.pairwise_job(
-        config, loaded, scan, decides, flip=flip, flip_policy=FlipPolicy(flip_policy)
-    )
-    return run_and_report(ctx, flags, job)
+    sides = Sides(flip=flip, flip_policy=FlipPolicy(flip_policy), allow_partial=allow_partial)
+    return run_and_report(ctx, flags, prepare_pairwise(old, new, found, flags, asked, sides))

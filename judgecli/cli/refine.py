@@ -94,39 +94,16 @@ def refine_command(
 ) -> ExitCode:
     """Answer each case with --generator, judge it, and retry with the judge's feedback."""
     # Imported here so `judge --help` stays fast.
-    from judgecli.cli.inputs import judge_config, named_rubric
-    from judgecli.commands import refine
-    from judgecli.inputs.dataset import scan_dataset
-    from judgecli.settings.judges import model_settings
+    from judgecli.commands.jobs import Generating, prepare_refine
+    from judgecli.commands.setup import find_rubric_of
 
-    template = feedback_template or refine.DEFAULT_FEEDBACK_TEMPLATE
-    refine.check_template(template)
-    _, loaded = named_rubric(rubric)
-    refine.success_bar(loaded, success_rating)
-    config = judge_config("refine", loaded, flags)
-    [generator_settings] = model_settings(
-        [generator], api_base=flags.api_base, price=flags.price, json_schema=None
-    )
-    if config.max_cost is not None:  # as judge_config checked the judges
-        from judgecli.judge.provider import check_prices
-
-        check_prices([generator_settings])
-    settings = refine.RefineSettings(
-        generator=generator_settings,
+    generating = Generating(
+        generator=generator,
         success_rating=success_rating,
         max_attempts=max_attempts,
-        feedback_template=template,
+        feedback_template=feedback_template,
         system=system,
         temperature=generator_temperature,
-        max_tokens=config.max_tokens,
     )
-    scan = scan_dataset(
-        dataset,
-        requires=["input"],
-        field_map=config.field_map,
-        limit=flags.limit,
-        sample=flags.sample_size,
-        seed=flags.seed,
-    )
-    job = refine.refine_job(config, loaded, scan, settings)
-    return run_and_report(ctx, flags, job)
+    found = find_rubric_of(rubric)
+    return run_and_report(ctx, flags, prepare_refine(dataset, found, flags, generating))

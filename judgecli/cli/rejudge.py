@@ -241,8 +241,8 @@ def check_anchors(run: AuditedRun, anchors: list[Path]) -> None:
 
 def checked_rubric(run: AuditedRun, name: str) -> str:
     """The --rubric given, as an absolute path, checked to grade RUN_A's kind of verdict."""
-    from judgecli.cli.inputs import named_rubric
     from judgecli.commands.drift.audit import verdict_kind
+    from judgecli.commands.setup import named_rubric
 
     path, rubric = named_rubric(name)
     kind = verdict_kind(run)

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from judgecli.cli.app import stderr, stdout
+from judgecli.commands.outcome import exit_code
 from judgecli.errors import ExitCode
 from judgecli.report.markdown import gate_note, headline, terminal_tables
 from judgecli.summary.run import RunSummary, summary_json
@@ -87,11 +88,6 @@ def report_outcome(
         print_json(summary)
     if summary.incomplete:
         print_incomplete(summary, run_dir)
-        return ExitCode.INCOMPLETE
-    if summary.gate is not None and not summary.gate.decided:
-        # Issue 29: evidence that cannot decide is neither a pass nor a regression.
+    elif summary.gate is not None and not summary.gate.decided:
         print_undecided(summary.gate.undecided, summary.gate.hint)
-        return ExitCode.INCOMPLETE
-    if summary.gate is not None and not summary.gate.passed:
-        return ExitCode.GATE_FAILED
-    return ExitCode.OK
+    return exit_code(summary)

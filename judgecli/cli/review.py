@@ -166,7 +166,7 @@ def rubric_of_run(results: Path, warnings: list[str]) -> Rubric | None:
     checked against its scale and choices as with --rubric; None, with a warning saying
     why, when it cannot be found or has changed since the run (its scale may have too).
     """
-    from judgecli.cli.inputs import named_rubric
+    from judgecli.commands.setup import named_rubric
     from judgecli.errors import InputError
     from judgecli.store import read_run_info
 
@@ -188,7 +188,7 @@ def rubric_of_run(results: Path, warnings: list[str]) -> Rubric | None:
 
 def load_scale_rubric(name: Any, run_hash: str, pairwise: bool) -> Rubric | None:
     """The rubric for the label scale and pass_at, or None (pairwise needs none)."""
-    from judgecli.cli.inputs import named_rubric
+    from judgecli.commands.setup import named_rubric
 
     if pairwise or name is None:
         return None

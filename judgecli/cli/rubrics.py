@@ -54,7 +54,7 @@ def show_command(
     """Print a rubric's YAML on stdout (to start your own from it) and, on stderr, the
     messages the judge would get for a sample case.
     """
-    from judgecli.cli.inputs import named_rubric
+    from judgecli.commands.setup import named_rubric
     from judgecli.grading.prompt import preview_messages
 
     path, rubric = named_rubric(name)

@@ -47,31 +47,12 @@ def score_command(
 ) -> ExitCode:
     """Grade every case of DATASET with a pointwise or binary rubric."""
     # Imported here so `judge --help` stays fast (numpy, pydantic models, rich.progress).
-    from judgecli.cli.inputs import (
-        decision_inputs,
-        judge_config,
-        named_rubric,
-    )
-    from judgecli.commands import score
+    from judgecli.commands.jobs import prepare_score
+    from judgecli.commands.setup import GateAsked, find_rubric_of
     from judgecli.deciding.gate import GateOn, GateSpec
-    from judgecli.inputs.dataset import scan_dataset
 
-    rubric_path, loaded = named_rubric(rubric)
-    score.check_rubric_kind(loaded, rubric_path)
-    gate = GateSpec.of(thresholds, on=GateOn(on))
-    score.check_gate(gate, loaded)
-    config = judge_config("score", loaded, flags)
-    decides = decision_inputs(
-        gate, loaded, config, sequential=sequential, labels=labels, fdr=fdr, cases=dataset
+    found = find_rubric_of(rubric)
+    asked = GateAsked(
+        GateSpec.of(thresholds, on=GateOn(on)), sequential=sequential, labels=labels, fdr=fdr
     )
-    scan = scan_dataset(
-        dataset,
-        requires=loaded.requires,
-        field_map=config.field_map,
-        limit=flags.limit,
-        sample=flags.sample_size,
-        seed=flags.seed,
-        shard=config.shard,
-    )
-    job = score.score_job(config, loaded, scan, decides)
-    return run_and_report(ctx, flags, job)
+    return run_and_report(ctx, flags, prepare_score(dataset, found, flags, asked))

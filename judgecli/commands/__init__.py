@@ -1,5 +1,12 @@
 """Commands: what each judging command adds to the spine (`running.job`): its items, how
-one is graded, how its results become its numbers. `cli/` parses the flags and calls these.
+one is graded, how its results become its numbers; and how a command's job is prepared from
+what it was asked, and what its finished run means as an exit code. `cli/` parses the flags
+and `api/` the keyword arguments, and both call these.
+
+- `setup`: what every judging command does first (the rubric found, the RunConfig built,
+  the gate's settings read)
+- `jobs`: each judging command's job prepared from what it was asked
+- `outcome`: a finished run's exit code (the command line's, and the API's `Run.exit_code`)
 
 - `score`: `judge score`, a dataset graded with a pointwise or binary rubric
 - `pairwise`: `judge pairwise`, NEW against OLD in both orders, the win rate and its warnings

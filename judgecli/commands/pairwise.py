@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 from judgecli.deciding.consistency import floor_warnings, pairwise_floor
 from judgecli.deciding.decision import Deciding
@@ -30,11 +29,13 @@ NO_FLIP_WARNING = (
 )
 
 
-def check_rubric_kind(rubric: Rubric, path: Path) -> None:
-    """`pairwise` needs a pairwise rubric (the judge sees answers A and B)."""
+def check_rubric_kind(rubric: Rubric, where: str) -> None:
+    """`pairwise` needs a pairwise rubric (the judge sees answers A and B; `where`: the
+    rubric's file, as messages name it).
+    """
     if rubric.kind is not RubricKind.PAIRWISE:
         raise RubricError(
-            f"{path}: rubric {rubric.name!r} is {rubric.kind.value}, not pairwise",
+            f"{where}: rubric {rubric.name!r} is {rubric.kind.value}, not pairwise",
             hint="use `judge score` with it, or a pairwise rubric such as `--rubric pairwise`",
         )
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
 from judgecli.deciding.decision import Deciding
 from judgecli.deciding.gate import GateSpec
@@ -18,11 +17,13 @@ from judgecli.summary.gate_records import GateMetric
 from judgecli.summary.score import ScoreSummary, summarize_score
 
 
-def check_rubric_kind(rubric: Rubric, path: Path) -> None:
-    """`score` grades one answer at a time: pairwise rubrics belong to `judge pairwise`."""
+def check_rubric_kind(rubric: Rubric, where: str) -> None:
+    """`score` grades one answer at a time: pairwise rubrics belong to `judge pairwise`
+    (`where`: the rubric's file, as messages name it).
+    """
     if rubric.kind is RubricKind.PAIRWISE:
         raise RubricError(
-            f"{path}: rubric {rubric.name!r} is pairwise",
+            f"{where}: rubric {rubric.name!r} is pairwise",
             hint="use `judge pairwise OLD NEW` with it",
         )
 

@@ -17,6 +17,7 @@ import logging
 import os
 import sys
 import warnings
+import weakref
 from types import ModuleType
 
 from judgecli.errors import ConfigError
@@ -189,24 +190,53 @@ FLUSH_TIMEOUT_S = 5.0
 """How long LiteLLM's logging worker may take to finish at the end of a run."""
 
 
-async def close_clients(litellm: ModuleType) -> None:
-    """Let LiteLLM's logging worker finish, and close its pooled HTTP clients, before the
-    event loop ends (else their coroutines are left unawaited on a closed loop). The
-    worker is not idle after batch calls: retrieving a completed batch makes it download
-    the batch's files to price them.
+LASTING_LOOPS: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+"""Event loops that outlive the runs made on them (the Python API's one loop, which every
+API call and job shares: LiteLLM binds process-wide state to one loop at a time). At the
+end of a run their pooled clients stay open for the next; they close with the loop."""
+
+
+async def settle_logging(*, stop: bool = True) -> None:
+    """Let LiteLLM's logging worker finish what it was given; with `stop`, end its task too.
+
+    A loop that outlives its runs (LASTING_LOOPS) stops it whenever it falls idle: the
+    worker follows the loop that last used it, and a task of its left waiting on a loop that
+    lives on is dropped when another loop takes the worker ("Task was destroyed but it is
+    pending!" at exit). Its next call starts it again.
     """
     try:
         from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
     except ImportError:  # another LiteLLM layout: nothing to wait for
-        pass
-    else:
-        # Bounded: at an interrupt its consumer task may be cancelled before this runs,
-        # and then nothing would ever drain what it waits for.
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(GLOBAL_LOGGING_WORKER.flush(), timeout=FLUSH_TIMEOUT_S)
+        return
+    # Bounded: at an interrupt its consumer task may be cancelled before this runs, and then
+    # nothing would ever drain what it waits for.
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(GLOBAL_LOGGING_WORKER.flush(), timeout=FLUSH_TIMEOUT_S)
+    if stop:
+        await GLOBAL_LOGGING_WORKER.stop()
+
+
+async def close_clients(litellm: ModuleType, *, final: bool = False) -> None:
+    """Let LiteLLM's logging worker finish, and close its pooled HTTP clients, before the
+    event loop ends (else their coroutines are left unawaited on a closed loop). The
+    worker is not idle after batch calls: retrieving a completed batch makes it download
+    the batch's files to price them. On a loop that outlives its runs (LASTING_LOOPS) the
+    clients are closed only when the loop ends (`final`).
+
+    Closed clients are dropped from LiteLLM's client cache too: it keys them by the loop's
+    id, which a later loop may reuse, and it hands out a closed client as it is (every call
+    then fails with "Connection error", issue 31).
+    """
+    if asyncio.get_running_loop() in LASTING_LOOPS and not final:
+        await settle_logging()
+        return
+    await settle_logging(stop=False)
     close = getattr(litellm, "close_litellm_async_clients", None)
     if close is not None:
         await close()
+    cached = getattr(litellm, "in_memory_llm_clients_cache", None)
+    if cached is not None and hasattr(cached, "flush_cache"):
+        cached.flush_cache()
 
 
 async def close_dropped_clients() -> None:

@@ -20,11 +20,14 @@ off; a second signal ends the run at once. Either way the run ends with RunInter
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Protocol, TypeVar
@@ -265,23 +268,58 @@ def interrupts(
             signal.signal(signum, old)
 
 
+@dataclass(frozen=True)
+class SharedLoop:
+    """An event loop that runs in a thread of its own and outlives the runs made on it:
+    the Python API's, which every API call and job shares (LiteLLM binds process-wide
+    state to one loop at a time). Set as SHARED_LOOP, a run judges on it.
+    """
+
+    loop: asyncio.AbstractEventLoop
+    pid: int
+    """The process it runs in: a forked process has no such thread."""
+
+    def run(self, main: Coroutine[Any, Any, T]) -> T:
+        """Run `main` on the loop and wait for it; an exception here (an interrupt)
+        cancels it there.
+        """
+        future = asyncio.run_coroutine_threadsafe(main, self.loop)
+        try:
+            return future.result()
+        except concurrent.futures.CancelledError:
+            raise asyncio.CancelledError from None  # cut short there (a second signal)
+        except BaseException:
+            future.cancel()
+            raise
+
+
+SHARED_LOOP: ContextVar[SharedLoop | None] = ContextVar("shared_loop", default=None)
+"""The loop runs judge on instead of one of their own (None: each run makes its own)."""
+
+
 def run_sync(
     main: Coroutine[Any, Any, T],
     *,
     halt: Halt | None = None,
     on_stopping: Callable[[str], None] | None = None,
 ) -> T:
-    """Run the async job to completion. Ctrl-C or SIGTERM becomes RunInterruptedError
-    (exit 3): with the `halt` of the job's judge client, the first halts the run (the calls
-    in flight land, within GRACE_S; `on_stopping` hears of it) and a second ends it at
-    once; without one, the first ends it at once.
+    """Run the async job to completion (on SHARED_LOOP when one is set, else on a loop of
+    its own). Ctrl-C or SIGTERM becomes RunInterruptedError (exit 3): with the `halt` of
+    the job's judge client, the first halts the run (the calls in flight land, within
+    GRACE_S; `on_stopping` hears of it) and a second ends it at once; without one, the
+    first ends it at once.
     """
     resume_gc()  # start-up is over: the long-lived work collects its garbage again
+    shared = SHARED_LOOP.get()
     with interrupts(halt, on_stopping) as handler:
         try:
-            with asyncio.Runner() as runner:
-                handler.loop = runner.get_loop()
-                result = runner.run(main)
+            if shared is not None and shared.pid == os.getpid():
+                handler.loop = shared.loop
+                result = shared.run(main)
+            else:
+                with asyncio.Runner() as runner:
+                    handler.loop = runner.get_loop()
+                    result = runner.run(main)
         except KeyboardInterrupt as interrupt:  # Terminated too
             signum = signal.SIGTERM if isinstance(interrupt, Terminated) else signal.SIGINT
             raise interrupted(signum, again=handler.asked is not None) from None

@@ -15,6 +15,8 @@ the file and the fix (store/disk.py), and leaves no half line and no temporary f
 - `cache`, `cache_transfer`: the reply cache (SQLite), and it exported and imported
 - `sheets`: the labelling sheets of `judge review export`
 - `step_summary`: report.md appended to a CI job's summary ($GITHUB_STEP_SUMMARY)
+- `inputs`: datasets and rubrics the Python API was given in memory, kept in the run
+  directory; a fresh run directory for each API run
 """
 
 from __future__ import annotations
@@ -62,7 +64,10 @@ RUN_FILES = (
     BATCH_INFO,
 )
 """Every file a run writes into its directory: what --force replaces. Anything else in the
-directory is the user's and stays (but its lock, LOCK, which is neither)."""
+directory is the user's and stays (but its lock, LOCK, which is neither, and INPUTS)."""
+INPUTS = "inputs"
+"""The folder in which the Python API keeps what it was given in memory before the run
+starts (store/inputs.py): the run's, and kept by --force (it was just written for it)."""
 
 
 def default_run_dir(command: str, rubric_name: str, *, now: datetime | None = None) -> Path:
@@ -328,7 +333,7 @@ def check_replaceable(run_dir: Path) -> None:
     """--force may only replace a judge run: refuse a directory that holds files but no
     run.json (it could be anything, and deleting in it is not ours to do).
     """
-    if not run_dir.is_dir() or not any(p.name != LOCK for p in run_dir.iterdir()):
+    if not run_dir.is_dir() or not any(p.name not in (LOCK, INPUTS) for p in run_dir.iterdir()):
         return
     if not (run_dir / RUN_INFO).is_file():
         raise InputError(

@@ -144,6 +144,8 @@ def test_the_wheel_holds_every_module_and_the_rubric_library(installed):
     }
     assert sorted(datasets - names) == []
     assert "judgecli-0.1.0.dist-info/licenses/LICENSE" in names
+    # Issue 31: the Python API is typed (PEP 561): the marker and the package's stub ship.
+    assert {"judgecli/py.typed", "judgecli/__init__.pyi"} <= names
 
 
 def test_the_fresh_venv_imports_judgecli_and_its_library_from_the_wheel(installed, tmp_path):

@@ -12,9 +12,9 @@ from typing import get_args
 import pytest
 from typer.testing import CliRunner
 
-from judgecli.cli import inputs
 from judgecli.cli.flags import gate_thresholds, judge_flags
 from judgecli.cli.main import app
+from judgecli.commands import jobs
 from judgecli.errors import ExitCode
 from judgecli.settings.config import FailureLimit, RunConfig
 from judgecli.settings.flags import (
@@ -218,12 +218,12 @@ def config_of(monkeypatch, tmp_path):
         text = RUBRIC.format(name=name, kind=name, scale=scale, prompt=prompt)
         (tmp_path / f"{name}.yaml").write_text(text, encoding="utf-8")
     (tmp_path / "labels.jsonl").write_text('{"id": "a", "label": 3}\n', encoding="utf-8")
-    real = inputs.judge_config
+    real = jobs.judge_config
 
     def capture(command, rubric, flags):
         raise Captured(real(command, rubric, flags))
 
-    monkeypatch.setattr(inputs, "judge_config", capture)
+    monkeypatch.setattr(jobs, "judge_config", capture)
     # --max-cost is refused for a model without a price (tests/integration/test_run_settings);
     # here its value only has to reach RunConfig.
     monkeypatch.setattr("judgecli.judge.provider.check_prices", lambda models: None)

@@ -24,6 +24,7 @@ from judgecli.errors import (
     ConfigError,
     DatasetError,
     ExitCode,
+    GradeError,
     InputError,
     JudgeError,
     JudgeUnavailableError,
@@ -132,6 +133,7 @@ JUDGE_ERRORS = [
     RunDirectoryError("run: read-only", hint="choose another --out"),
     RunInUseError("run is in use", hint="wait for it"),
     RunStorageError("no space left", hint="free space"),
+    GradeError("no verdict on case 'q'", case_id="q", reasons=(), raw=()),
 ]
 
 

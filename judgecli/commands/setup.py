@@ -1,29 +1,54 @@
-"""What every judging command does before its own work: find and load the rubric, turn
-the shared flags into one RunConfig (checking that the old run `--force` replaces is one),
-and read score's and pairwise's gate flags into how the run decides.
+"""What every judging command does before its own work, whoever asked for it (the command
+line or the Python API): find and load the rubric, turn the shared settings into one
+RunConfig (checking that the old run `--force` replaces is one), and read score's and
+pairwise's gate settings into how the run decides.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judgecli.deciding.gate import GateSpec
+
 if TYPE_CHECKING:
     from judgecli.deciding.decision import Deciding
-    from judgecli.deciding.gate import GateSpec
     from judgecli.rubric import Rubric
     from judgecli.settings.config import RunConfig
     from judgecli.settings.flags import JudgeFlags
 
 
-def named_rubric(name: str) -> tuple[Path, Rubric]:
+@dataclass(frozen=True)
+class FoundRubric:
+    """A rubric loaded for a run, and the file it came from (None: given as a Rubric)."""
+
+    rubric: Rubric
+    path: Path | None = None
+
+    @property
+    def where(self) -> str:
+        """How messages name it: its file, else `rubric 'name'`."""
+        return str(self.path) if self.path is not None else f"rubric {self.rubric.name!r}"
+
+
+def find_rubric_of(rubric: str | Path | Rubric) -> FoundRubric:
+    """The rubric a caller named (a library name, a file, or a Rubric already loaded)."""
+    from judgecli.rubric import Rubric
+
+    if isinstance(rubric, Rubric):
+        return FoundRubric(rubric)
+    path, loaded = named_rubric(rubric)
+    return FoundRubric(loaded, path)
+
+
+def named_rubric(name: str | Path) -> tuple[Path, Rubric]:
     """`--rubric` (a path or a library name) as its file and the loaded rubric."""
     from judgecli.inputs.rubric_file import load_rubric
     from judgecli.settings.config import rubric_dirs
 
     dirs = rubric_dirs()
-    path = find_named_rubric(name, dirs)
+    path = find_named_rubric(str(name), dirs)
     return path, load_rubric(path, dirs=dirs)
 
 
@@ -75,17 +100,23 @@ def judge_config(command: str, rubric: Rubric, flags: JudgeFlags) -> RunConfig:
     return config
 
 
+@dataclass(frozen=True)
+class GateAsked:
+    """What a score or pairwise run was asked to decide: its thresholds and what they are
+    compared on (`--on`), whether it stops once decided (`--sequential`), the human labels
+    that correct it (`--labels`), and how its category marks are corrected (`--fdr`).
+    """
+
+    gate: GateSpec = field(default_factory=GateSpec)
+    sequential: bool = False
+    labels: Path | None = None
+    fdr: bool = False
+
+
 def decision_inputs(
-    gate: GateSpec,
-    rubric: Rubric,
-    config: RunConfig,
-    *,
-    sequential: bool,
-    labels: Path | None,
-    fdr: bool,
-    cases: Path,
+    asked: GateAsked, rubric: Rubric, config: RunConfig, *, cases: Path
 ) -> Deciding:
-    """Check the gate flags together, and with the run's (exit 2 before any call: --on
+    """Check the gate settings together, and with the run's (exit 2 before any call: --on
     corrected without labels, a sequence without its one bar or on a shard or a batch,
     labels of no case in `cases`) and read them. `--on sequential` is --sequential said
     the gate's way.
@@ -94,24 +125,26 @@ def decision_inputs(
     from judgecli.deciding.gate import GateOn
     from judgecli.stats.multiplicity import Correction
 
-    check_corrected_gate(gate, labels)
+    gate = asked.gate
+    check_corrected_gate(gate, asked.labels)
     check_repeat_gate(gate, config, rubric)
     follow = None
-    if sequential or gate.on is GateOn.SEQUENTIAL:
+    if asked.sequential or gate.on is GateOn.SEQUENTIAL:
         check_sequential_fits(config)
         follow = plan_sequential(gate, rubric, seed=config.seed)
         gate = replace(gate, on=GateOn.SEQUENTIAL)
     human = None
-    if labels is not None:
+    if asked.labels is not None:
         from judgecli.deciding.corrected import read_human_labels
         from judgecli.inputs.labels import dataset_ids
 
-        human = read_human_labels(labels, rubric, dataset_ids(cases, config.field_map), cases)
+        ids = dataset_ids(cases, config.field_map)
+        human = read_human_labels(asked.labels, rubric, ids, cases)
     return Deciding(
         gate=gate,
         sequential=follow,
         labels=human,
-        correction=Correction.BH if fdr else Correction.HOLM,
+        correction=Correction.BH if asked.fdr else Correction.HOLM,
     )
 
 
