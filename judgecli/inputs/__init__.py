@@ -10,7 +10,9 @@ is an error naming file:line and the fix (exit 2), never a half-made run.
 - `case_fields`: a row's fields as a case's, each checked (the `--field` map applied)
 - `dataset`: cases (`Case`) streamed from a dataset, with `--field` maps and the scan's
   warnings
-- `conversation`: a case's `messages`, parsed and rendered fenced by role
+- `conversation`: a case's `messages` (a chat, or an agent's run with its tool turns),
+  parsed and rendered fenced by role
+- `tools`: tool calls, tool schemas and expected calls read into one shape
 - `pairs`: OLD and NEW joined on id (`judge pairwise`, `judge arena`)
 - `sampling`: `--sample` and `--limit`, chosen in one pass
 - `shard`: which cases one machine of many judges (`--shard`)

@@ -13,8 +13,19 @@ from judgecli.errors import DatasetError
 from judgecli.inputs.conversation import Turn, TurnsError, parse_turns
 from judgecli.inputs.rows import Format, RowSource
 from judgecli.inputs.tables import typed_cells
+from judgecli.inputs.tools import ToolsError, parse_tool_calls, parse_tools
 
-KNOWN_FIELDS = ("id", "input", "output", "reference", "context", "category", "messages")
+KNOWN_FIELDS = (
+    "id",
+    "input",
+    "output",
+    "reference",
+    "context",
+    "category",
+    "messages",
+    "tools",
+    "expected_tool_calls",
+)
 TEXT_FIELDS = ("input", "output", "reference", "category")
 # Rubric fields (`requires`) a conversation's `messages` gives a case: the last user turn
 # before the answer graded, the answer, and the turns before it.
@@ -56,6 +67,7 @@ def case_values(
             raise not_text(source, number, name, field_map.get(name, name), values[name])
     if "messages" in values:
         values["messages"] = conversation_turns(source, number, values)
+    agent_fields(source, number, values)
     context = values.get("context")
     if isinstance(context, str):
         values["context"] = [context]
@@ -147,4 +159,19 @@ def conversation_turns(source: RowSource, number: int, values: dict[str, Any]) -
     try:
         return parse_turns(raw)
     except TurnsError as err:
+        raise source.error(number, err.problem, hint=err.hint) from None
+
+
+def agent_fields(source: RowSource, number: int, values: dict[str, Any]) -> None:
+    """An agent's run's `tools` (the schemas offered) and `expected_tool_calls` read in
+    place (null as absent), or DatasetError naming the row and the fix.
+    """
+    try:
+        if values.get("tools") is not None:
+            values["tools"] = parse_tools(values["tools"])
+        if values.get("expected_tool_calls") is not None:
+            values["expected_tool_calls"] = parse_tool_calls(
+                values["expected_tool_calls"], '"expected_tool_calls"'
+            )
+    except ToolsError as err:
         raise source.error(number, err.problem, hint=err.hint) from None

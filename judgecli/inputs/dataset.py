@@ -27,6 +27,7 @@ from judgecli.inputs.conversation import (
     Role,
     Turn,
     answer_positions,
+    final_answer,
     last_user_turn,
     render_turns,
 )
@@ -35,6 +36,7 @@ from judgecli.inputs.rows import DataPath, Format, JsonlSource, RowSource
 from judgecli.inputs.sampling import SampleSize, Selector
 from judgecli.inputs.shard import Shard
 from judgecli.inputs.sources import open_rows
+from judgecli.inputs.tools import ToolCall
 
 T = TypeVar("T")
 
@@ -52,7 +54,12 @@ class Case(BaseModel):
     category: str | None = None
     messages: list[Turn] | None = None
     """A conversation (judgecli.inputs.conversation), instead of input and output: its last turn is
-    the assistant's answer graded."""
+    the assistant's answer graded. An agent's run is one too: its turns may call tools."""
+    tools: list[dict[str, Any]] | None = None
+    """The tool schemas an agent's run was offered, as given (inputs.tools)."""
+    expected_tool_calls: list[ToolCall] | None = None
+    """The tool calls the case expects the run to make (`[]`: none), for the deterministic
+    check of the calls it made."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     line: int = 0
     """Line (row) number in the source file (1-based), for messages."""
@@ -69,10 +76,13 @@ class Case(BaseModel):
                 return None
             return "\n\n".join(f"[{i}] {p}" for i, p in enumerate(self.context, start=1))
         if self.messages is not None and name in FROM_MESSAGES:
-            before = self.messages[:-1]
+            # The turns before the answer graded; a run that ended on a tool's result has
+            # no answer, and all of it came before.
+            ended = self.messages[-1].role is Role.ASSISTANT
+            before = self.messages[:-1] if ended else self.messages
             if name == "conversation":
                 return render_turns(before)
-            return last_user_turn(before) if name == "input" else self.messages[-1].content
+            return last_user_turn(before) if name == "input" else final_answer(self.messages)
         if name == "conversation":
             if self.input is None:
                 return None

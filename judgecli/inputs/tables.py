@@ -175,8 +175,13 @@ def typed_cells(
     """A table row's list fields read from their text, in place: `context` from a JSON
     array of strings when its cell holds one (else the text is one passage), `messages`
     from JSON (an empty cell: no conversation; beside a conversation, empty `input` and
-    `output` cells are no fields).
+    `output` cells are no fields), and an agent's `tools` and `expected_tool_calls` from JSON
+    (an empty cell: none given).
     """
+    for name in ("tools", "expected_tool_calls"):
+        cell = values.get(name)
+        if isinstance(cell, str):
+            values[name] = json_cell(source, number, field_map.get(name, name), cell)
     context = values.get("context")
     if isinstance(context, str) and context.lstrip().startswith("["):
         try:
@@ -204,6 +209,20 @@ def typed_cells(
         for name in ("input", "output"):
             if values.get(name) == "":
                 del values[name]
+
+
+def json_cell(source: RowSource, number: int, key: str, cell: str) -> Any:
+    """A cell holding JSON, read (an empty cell: None), or DatasetError naming the row."""
+    if not cell.strip():
+        return None
+    try:
+        return json.loads(cell)
+    except json.JSONDecodeError as err:
+        raise source.error(
+            number,
+            f'"{key}" is not JSON ({err.msg}, character {err.pos + 1} of the cell)',
+            hint=f'write "{key}" in its cell as a JSON list',
+        ) from None
 
 
 class ParquetSource(CopiedSource):

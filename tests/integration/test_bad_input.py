@@ -717,7 +717,7 @@ BAD_INPUTS = [
         says="no cases",
     ),
     case(
-        "parquet-conversation-with-a-tool-turn",
+        "parquet-conversation-with-an-unknown-role",
         *scores(bad("cases-parquet-messages-bad-role.parquet"), "conversation"),
         where="cases-parquet-messages-bad-role.parquet:2",
         says="role must be one of",

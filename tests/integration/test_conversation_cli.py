@@ -100,7 +100,7 @@ def test_a_badly_shaped_conversation_exits_2_naming_the_line_before_any_call(
     lines = run.stderr.rstrip("\n").split("\n")
     assert lines[0] == (
         f'error: {path}:2: "messages"[1]: role must be one of "system", "user", '
-        "\"assistant\", got 'bot'"
+        '"assistant", "tool", got \'bot\''
     )
     assert len(lines) == 2
     assert lines[1].startswith("hint: ")

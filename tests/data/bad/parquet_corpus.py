@@ -31,7 +31,7 @@ def main() -> None:
     )
     write("cases-parquet-duplicate-id.parquet", [GOOD[0], GOOD[1], GOOD[2] | {"id": "a"}])
     write("cases-parquet-no-rows.parquet", [], schema=TEXT)
-    turns = [{"role": "tool", "content": "{}"}, {"role": "assistant", "content": "Hi"}]
+    turns = [{"role": "bot", "content": "{}"}, {"role": "assistant", "content": "Hi"}]
     write(
         "cases-parquet-messages-bad-role.parquet",
         [{"id": "a", "messages": [{"role": "user", "content": "Hi"}, turns[1]]}]

@@ -112,10 +112,11 @@ def scores_by_answer(scores: dict[str, int]) -> ScriptedJudge:
             None,
             id="turn-not-object",
         ),
+        # Issue 32: a tool turn is an agent's data now; an unknown role is still refused.
         pytest.param(
-            {"messages": turns(("tool", "x"), ("assistant", "a"))},
-            '"messages"[0]: role must be one of "system", "user", "assistant", got \'tool\'',
-            "tool and function turns",
+            {"messages": turns(("bot", "x"), ("assistant", "a"))},
+            '"messages"[0]: role must be one of "system", "user", "assistant", "tool", got \'bot\'',
+            '"tool" turns',
             id="unknown-role",
         ),
         pytest.param(
@@ -125,10 +126,10 @@ def scores_by_answer(scores: dict[str, int]) -> ScriptedJudge:
             id="missing-content",
         ),
         pytest.param(
-            {"messages": [{"role": "user", "content": [{"type": "text", "text": "q"}]}]},
-            '"messages"[0]: content must be a string, got list',
-            "content parts",
-            id="content-parts",
+            {"messages": [{"role": "user", "content": 7}, {"role": "assistant", "content": "a"}]},
+            '"messages"[0]: content must be a string, got int',
+            "the turn's text",
+            id="content-a-number",
         ),
         pytest.param(
             {"messages": turns(("user", "q"), ("assistant", "a"), ("user", "thanks"))},
