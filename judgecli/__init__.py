@@ -2,7 +2,7 @@
 
 The command line is `judge` (judgecli.startup). From Python, the same engine (docs/api.md):
 
-    from judgecli import Judge, score_dataset
+    from judgecli import Judge, guard, score_dataset
 
 The public names below are imported on first use (PEP 562), so `import judgecli` and
 `judge --help` load none of the engine. Type checkers read them from `__init__.pyi`, which
@@ -17,9 +17,13 @@ from typing import Any
 __version__ = "0.1.0"
 
 __all__ = [
+    "AsyncGuard",
+    "Attempt",
     "Case",
     "CaseResult",
     "Comparison",
+    "Guard",
+    "GuardResult",
     "Judge",
     "Judgement",
     "Rubric",
@@ -30,6 +34,7 @@ __all__ = [
     "calibrate_judge",
     "compare_datasets",
     "errors",
+    "guard",
     "load_rubric",
     "refine_dataset",
     "run_arena",
@@ -37,9 +42,13 @@ __all__ = [
 ]
 
 WHERE = {
+    "AsyncGuard": "judgecli.api.guard",
+    "Attempt": "judgecli.api.guarded",
     "Case": "judgecli.inputs.dataset",
     "CaseResult": "judgecli.result",
     "Comparison": "judgecli.api.verdicts",
+    "Guard": "judgecli.api.guard",
+    "GuardResult": "judgecli.api.guarded",
     "Judge": "judgecli.api.judge",
     "Judgement": "judgecli.result",
     "Rubric": "judgecli.rubric",
@@ -49,6 +58,7 @@ WHERE = {
     "Winner": "judgecli.result",
     "calibrate_judge": "judgecli.api.calibration",
     "compare_datasets": "judgecli.api.jobs",
+    "guard": "judgecli.api.guard",
     "load_rubric": "judgecli.api.rubrics",
     "refine_dataset": "judgecli.api.refining",
     "run_arena": "judgecli.api.arena",

@@ -3,6 +3,11 @@
 from judgecli import errors as errors
 from judgecli.api.arena import run_arena as run_arena
 from judgecli.api.calibration import calibrate_judge as calibrate_judge
+from judgecli.api.guard import AsyncGuard as AsyncGuard
+from judgecli.api.guard import Guard as Guard
+from judgecli.api.guard import guard as guard
+from judgecli.api.guarded import Attempt as Attempt
+from judgecli.api.guarded import GuardResult as GuardResult
 from judgecli.api.jobs import compare_datasets as compare_datasets
 from judgecli.api.jobs import score_dataset as score_dataset
 from judgecli.api.judge import Judge as Judge

@@ -26,6 +26,17 @@ class Position(StrEnum):
     TIE = "tie"
 
 
+class ItemVerdict(BaseModel):
+    """A checklist item's verdict in a reply that grades several items at once."""
+
+    model_config = ConfigDict(frozen=True)
+
+    item: int
+    """The item's number in the prompt (1 for the first item shown)."""
+    reasoning: str
+    met: bool
+
+
 class Verdict(BaseModel):
     """One judge's validated answer for one prompt."""
 
@@ -41,6 +52,11 @@ class Verdict(BaseModel):
     """Pairwise: the slot the judge preferred."""
     confidence: float | None = None
     feedback: str | None = None
+    met: bool | None = None
+    """Checklist, one item asked: whether the answer meets the item's criterion."""
+    items: list[ItemVerdict] | None = None
+    """Checklist, several items asked at once: each item's verdict, in the prompt's order
+    (`reasoning` is then empty: the reply reasons item by item)."""
 
 
 class VerdictError(Exception):
@@ -179,6 +195,8 @@ def parse_verdict(text: str, rubric: Rubric) -> Verdict:
         fields |= _score_fields(obj, rubric, text)
     elif rubric.kind is RubricKind.BINARY:
         fields["choice"] = _choice(obj.get("choice"), rubric.choices or [], "choice", text)
+    elif rubric.kind is RubricKind.CHECKLIST:
+        fields["met"] = _met(obj.get("met"), "met", text)
     else:
         winner = _choice(obj.get("winner"), ["A", "B", "tie"], "winner", text)
         fields["winner"] = Position(winner)
@@ -230,3 +248,44 @@ def _choice(value: Any, allowed: list[str], name: str, raw: str) -> str:
             if value.strip().casefold() == option.casefold():
                 return option
     raise VerdictError(f'"{name}" must be one of {allowed}, got {value!r}', raw)
+
+
+def _met(value: Any, name: str, raw: str) -> bool:
+    # JSON's true or false only: "yes", 1 or "true" mean something to a reader, but a
+    # schema asked for a boolean, and a verdict is never guessed.
+    if not isinstance(value, bool):
+        raise VerdictError(f'"{name}" must be true or false, got {json.dumps(value)}', raw)
+    return value
+
+
+def parse_items_verdict(text: str, count: int) -> Verdict:
+    """Validate a reply that grades `count` checklist items at once: `{"items": {"1":
+    {"reasoning", "met"}, ..., "<count>": {...}}}`, every item answered, none other.
+    """
+    answer = strip_thinking(text)
+    obj = extract_json(answer)
+    if obj is None:
+        raise VerdictError("no JSON object in the reply", text)
+    given = obj.get("items")
+    if not isinstance(given, dict):
+        raise VerdictError('"items" is missing or not an object of the items by number', text)
+    wanted = [str(n) for n in range(1, count + 1)]
+    missing = [key for key in wanted if key not in given]
+    if missing:
+        raise VerdictError(f'"items" has no verdict for item(s) {", ".join(missing)}', text)
+    extra = [key for key in given if key not in wanted]
+    if extra:
+        raise VerdictError(
+            f'"items" has verdicts for {", ".join(map(repr, extra))}, which were not asked '
+            f"(items 1..{count})",
+            text,
+        )
+    verdicts = []
+    for key in wanted:
+        entry = given[key]
+        reasoning = entry.get("reasoning") if isinstance(entry, dict) else None
+        if not isinstance(reasoning, str):
+            raise VerdictError(f'"items.{key}.reasoning" is missing or not a string', text)
+        met = _met(entry.get("met"), f"items.{key}.met", text)
+        verdicts.append(ItemVerdict(item=int(key), reasoning=reasoning, met=met))
+    return Verdict(reasoning="", items=verdicts)

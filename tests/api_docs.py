@@ -32,20 +32,26 @@ FUNCTIONS = [
     "refine_dataset",
     "run_arena",
     "load_rubric",
+    "guard",
 ]
 JUDGE_METHODS = ["grade", "agrade", "compare", "acompare", "close", "aclose"]
 MODELS = ["Verdict", "Comparison", "Usage"]
+GUARDS = {"Guard": ["close"], "AsyncGuard": ["aclose"]}
+"""What `guard` returns: each class, its call (rendered as `guarded(...)`) and these methods."""
+GUARD_MODELS = ["GuardResult", "Attempt"]
 ELSEWHERE = {
     "Dataset": "in signatures: a path (JSONL, CSV, Parquet, `hf://...`) or an iterable of "
     "dicts or `Case`s",
     "CaseLike": "in signatures: one case, a dict of a dataset row's keys or a `Case`",
+    "Generate": "in signatures: a generation function, `def generate(prompt: str, feedback: "
+    "str | None) -> str` or the same `async def`",
     "Case": "a case as a dataset row holds it ([usage.md](usage.md))",
     "CaseResult": "a results.jsonl line ([results.md](results.md))",
     "Judgement": "one judge call of a case, in `judgements` ([results.md](results.md))",
     "Rubric": "a validated rubric ([rubrics.md](rubrics.md)); `load_rubric` loads one",
     "Winner": "a pairwise verdict from NEW's side: `Winner.NEW`, `Winner.OLD`, `Winner.TIE`",
 }
-ALIASES = frozenset({"Dataset", "CaseLike"})
+ALIASES = frozenset({"Dataset", "CaseLike", "Generate"})
 SECTIONS = ("Args:", "Returns:", "Raises:")
 
 
@@ -168,6 +174,13 @@ def one_line(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+def model_section(name: str) -> list[str]:
+    """A public model's section: its docstring, and a table of its attributes."""
+    cls = getattr(judgecli, name)
+    parts = [f"### `{name}`", "", docstring_markdown(cls.__doc__), ""]
+    return [*parts, "| attribute | type | |", "| --- | --- | --- |", *field_rows(cls), ""]
+
+
 def render() -> str:
     """The reference section, between the markers."""
     parts = [BEGIN, "", "## Reference", ""]
@@ -185,9 +198,20 @@ def render() -> str:
         parts += [f"#### `Judge.{name}`", "", "```text", signature, "```", ""]
         parts += [docstring_markdown(method.__doc__), ""]
     for name in ["Run", *MODELS]:
+        parts += model_section(name)
+    for name, methods in GUARDS.items():
         cls = getattr(judgecli, name)
+        call = signature_text("guarded", cls.__call__, skip_self=True)
         parts += [f"### `{name}`", "", docstring_markdown(cls.__doc__), ""]
-        parts += ["| attribute | type | |", "| --- | --- | --- |", *field_rows(cls), ""]
+        parts += [f"#### `{name}.__call__`", "", "```text", call, "```", ""]
+        parts += [docstring_markdown(cls.__call__.__doc__), ""]
+        for method_name in methods:
+            method = getattr(cls, method_name)
+            signature = signature_text(f"{name}.{method_name}", method, skip_self=True)
+            parts += [f"#### `{name}.{method_name}`", "", "```text", signature, "```", ""]
+            parts += [docstring_markdown(method.__doc__), ""]
+    for name in GUARD_MODELS:
+        parts += model_section(name)
     parts += ["### Other names", ""]
     parts += [
         f"- `{name}`: {text}" if name in ALIASES else f"- `judgecli.{name}`: {text}"

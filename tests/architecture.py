@@ -25,7 +25,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "judgecli"
 STAGES: list[set[str]] = [
     {"stats/"},
     {"errors", "usage", "gc_pause"},
-    {"rubric"},
+    {"rubric/"},
     {"verdict"},
     {"result"},
     {"inputs/"},

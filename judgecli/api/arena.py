@@ -16,7 +16,7 @@ from judgecli.commands.arena.gate import ArenaGateSpec
 from judgecli.commands.arena.schedule import Schedule
 from judgecli.commands.jobs import Sides, Tournament, prepare_arena
 from judgecli.grading.debias import FlipPolicy
-from judgecli.settings.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS
+from judgecli.settings.flags import CASCADE_FLAGS, CHECKLIST_FLAGS, SCALE_OUT_FLAGS
 
 if TYPE_CHECKING:
     from judgecli.result import CaseResult
@@ -80,7 +80,7 @@ def run_arena(
     read = read_settings(
         {"model": model, "api_base": api_base, "out": out, "cache": cache, **settings},
         caller="run_arena",
-        flags=offered(CASCADE_FLAGS | SCALE_OUT_FLAGS),
+        flags=offered(CASCADE_FLAGS | SCALE_OUT_FLAGS | CHECKLIST_FLAGS),
         own=("systems", "rubric", "baseline", "schedule", "budget", "beats", *PAIR_OWN),
     )
     names = list(systems) if isinstance(systems, Mapping) else None

@@ -16,7 +16,12 @@ from judgecli.api.settings import choice, read_settings
 from judgecli.commands.jobs import Labelled, calibrate_finished, label_source, prepare_calibration
 from judgecli.deciding.gate import GateOn, GateSpec
 from judgecli.deciding.measured import check_calibrate_on
-from judgecli.settings.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, SUBSET_FLAGS
+from judgecli.settings.flags import (
+    CASCADE_FLAGS,
+    CHECKLIST_FLAGS,
+    SCALE_OUT_FLAGS,
+    SUBSET_FLAGS,
+)
 from judgecli.settings.gate_flags import CALIBRATE, thresholds_of
 
 if TYPE_CHECKING:
@@ -76,7 +81,7 @@ def calibrate_judge(
     read = read_settings(
         {"model": model, "api_base": api_base, "out": out, "cache": cache, **settings},
         caller="calibrate_judge",
-        flags=offered(CASCADE_FLAGS | SUBSET_FLAGS | SCALE_OUT_FLAGS),
+        flags=offered(CASCADE_FLAGS | SUBSET_FLAGS | SCALE_OUT_FLAGS | CHECKLIST_FLAGS),
         thresholds=thresholds_of(CALIBRATE),
         own=("labels", "rubric", "cases", "old", "new", "results", "label_map", "key", "on"),
     )

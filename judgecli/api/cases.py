@@ -13,6 +13,7 @@ from typing import Any
 
 from judgecli.errors import DatasetError
 from judgecli.inputs.dataset import Case, case_from
+from judgecli.inputs.images import anchored_images
 from judgecli.inputs.pairs import Pair, input_digest
 from judgecli.inputs.rows import Format, Row, RowSource
 
@@ -106,6 +107,8 @@ def row_lines(rows: Iterable[CaseLike], field_map: Mapping[str, str]) -> Iterato
                 f"a case is a dict of its fields or a judgecli.Case, not {type(row).__name__}",
                 hint='e.g. {"id": "q1", "input": "What is 2+2?", "output": "4"}',
             )
+        # A relative image path is the working folder's, wherever the rows are kept.
+        row = anchored_images(row, Path.cwd(), field_map)
         try:
             yield json.dumps(dict(row), ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as err:

@@ -25,7 +25,7 @@ from judgecli.commands.setup import GateAsked
 from judgecli.deciding.gate import GateOn, GateSpec
 from judgecli.grading.debias import FlipPolicy
 from judgecli.settings.flag_spec import FlagField
-from judgecli.settings.flags import flag_fields
+from judgecli.settings.flags import CHECKLIST_FLAGS, flag_fields
 from judgecli.settings.gate_flags import PAIRWISE, SCORE, thresholds_of
 
 if TYPE_CHECKING:
@@ -71,7 +71,8 @@ def score_dataset(
     on_result: Callable[[CaseResult], None] | None = None,
     **settings: Any,
 ) -> Run[ScoreSummary]:
-    """Grade every case of a dataset with a pointwise or binary rubric: `judge score`.
+    """Grade every case of a dataset with a pointwise, binary or checklist rubric: `judge
+    score`.
 
     Args:
         dataset: A JSONL, CSV or Parquet file, `hf://owner/name[:split]`, or the cases
@@ -93,8 +94,12 @@ def score_dataset(
         on_result: Called with each case's result as it is written.
         **settings: The judging flags by their JudgeFlags names (`concurrency`, `rpm`,
             `max_cost`, `repeats`, `temperature`, `limit`, `sample`, `seed`, `field`,
-            `max_failures`, `resume`, `force`, `shard`, ...) and the gate's
-            thresholds (`min_pass_rate`, `min_mean`, `min_stability`, `min_pass_k`).
+            `max_failures`, `resume`, `force`, `shard`, `items_per_call`, ...) and the
+            gate's thresholds (`min_pass_rate`, `min_mean`, `min_stability`,
+            `min_pass_k`; with a rubric's tool-call check `min_tool_f1`,
+            `min_tool_recall`, `min_tool_precision`; with a checklist rubric
+            `min_checklist_score`). A rubric that only checks tool calls (`tool-calls`)
+            needs no `model`.
 
     Returns:
         The finished run: `summary` (summary.json), `results`, `run_dir`, `exit_code`.
@@ -169,7 +174,7 @@ def compare_datasets(
     read = read_settings(
         {"model": model, "api_base": api_base, "out": out, "cache": cache, **settings},
         caller="compare_datasets",
-        flags=offered(),
+        flags=offered(CHECKLIST_FLAGS),
         thresholds=thresholds_of(PAIRWISE),
         own=("old", "new", "rubric", *PAIR_OWN, *GATE_OWN, "on_result"),
     )

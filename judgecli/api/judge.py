@@ -42,7 +42,7 @@ JUDGE_SETTINGS = frozenset(
         *("model", "api_base", "price", "json_schema", "temperature", "max_tokens"),
         *("repeats", "score_mode", "screen", "escalate", "screen_price"),
         *("concurrency", "rpm", "tpm", "max_retries", "timeout", "no_cache", "max_cost"),
-        *("seed", "field"),
+        *("seed", "field", "elide_at", "items_per_call"),
     }
 )
 """The flags that mean something for one case at a time: who judges and how, the limits,
@@ -59,7 +59,41 @@ class Client:
     cache: ReplyCache | None
 
 
-class Judge:
+class Closing:
+    """Something with a client to close (a Judge, a guard): `with` closes it, and so does
+    `async with`, each by its own `close` or `aclose`.
+    """
+
+    def close(self) -> None:  # noqa: D102 - each class says what it closes
+        raise NotImplementedError
+
+    async def aclose(self) -> None:  # noqa: D102
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class Judge(Closing):
     """A rubric's judges, grading one case (`grade`) or comparing two answers (`compare`)
     as a `judge score` or `judge pairwise` run grades each of its cases.
 
@@ -78,7 +112,9 @@ class Judge:
             `judgecli.settings.flags.JudgeFlags`: `temperature`, `max_tokens`, `repeats`,
             `score_mode`, `json_schema`, `price`, `screen`, `escalate`, `screen_price`,
             `concurrency`, `rpm`, `tpm`, `max_retries`, `timeout`, `max_cost`, `seed`,
-            `field` (a dict: `{"output": "answer"}`) and `cache` (False: `--no-cache`).
+            `elide_at`, `items_per_call` (a checklist rubric: `"one"` or
+            `"all"`), `field` (a dict: `{"output": "answer"}`) and `cache` (False:
+            `--no-cache`).
 
     Raises:
         TypeError: A setting that does not exist (the nearest one is named) or a value of
@@ -165,6 +201,7 @@ class Judge:
                 hint="call compare(old, new), or use a pointwise or binary rubric",
             )
         checked = as_case(case, field_map=self.config.field_map, requires=self.rubric.requires)
+        self._check_images({"case": checked.images_shown})
         return Verdict.of(await self._judged(checked))
 
     def compare(self, old: CaseLike, new: CaseLike) -> Comparison:
@@ -193,7 +230,20 @@ class Judge:
                 hint="call grade(case), or use a pairwise rubric such as rubric='pairwise'",
             )
         pair = as_pair(old, new, field_map=self.config.field_map, requires=self.rubric.requires)
+        self._check_images({"old": pair.old.images_shown, "new": pair.new.images_shown})
         return Comparison.of(await self._judged(pair))
+
+    def _check_images(self, shown: dict[str, int]) -> None:
+        """A case that shows images (`shown`: images by the name a message gives its side):
+        ConfigError before any call when the rubric or a judge cannot show them
+        (commands.setup.check_images), as a run checks its dataset's.
+        """
+        showing = [name for name, count in shown.items() if count]
+        if showing:
+            from judgecli.commands.setup import check_images
+            from judgecli.inputs.images import ImagesShown
+
+            check_images(self.config, self.rubric, ImagesShown(1, showing[0]))
 
     async def _judged(self, item: Any) -> CaseResult:
         """The item graded on the engine's loop."""
@@ -259,25 +309,3 @@ class Judge:
     def close(self) -> None:
         """Close the Judge's client (see `aclose`)."""
         ENGINE.run(self._close())
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        await self.aclose()

@@ -14,7 +14,12 @@ from judgecli.api.jobs import offered
 from judgecli.api.runs import Dataset, Preparing, Run, run_prepared
 from judgecli.api.settings import read_settings
 from judgecli.commands.jobs import Generating, prepare_refine
-from judgecli.settings.flags import CASCADE_FLAGS, REPEAT_FLAGS, SCALE_OUT_FLAGS
+from judgecli.settings.flags import (
+    CASCADE_FLAGS,
+    CHECKLIST_FLAGS,
+    REPEAT_FLAGS,
+    SCALE_OUT_FLAGS,
+)
 
 if TYPE_CHECKING:
     from judgecli.result import CaseResult
@@ -68,7 +73,7 @@ def refine_dataset(
     read = read_settings(
         {"model": model, "api_base": api_base, "out": out, "cache": cache, **settings},
         caller="refine_dataset",
-        flags=offered(CASCADE_FLAGS | SCALE_OUT_FLAGS | REPEAT_FLAGS),
+        flags=offered(CASCADE_FLAGS | SCALE_OUT_FLAGS | REPEAT_FLAGS | CHECKLIST_FLAGS),
         own=("dataset", "rubric", "generator", "success_rating", "max_attempts"),
     )
     generating = Generating(

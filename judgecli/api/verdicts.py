@@ -59,7 +59,9 @@ def reason_of(judgements: list[Judgement]) -> str:
 
 
 class Verdict(BaseModel):
-    """A pointwise or binary rubric's verdict on one case (`Judge.grade`)."""
+    """A pointwise, binary or checklist rubric's verdict on one case (`Judge.grade`); a
+    checklist's items, each met or not, are `result.items`.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -74,7 +76,8 @@ class Verdict(BaseModel):
     criteria: dict[str, float] = Field(default_factory=dict)
     """Pointwise rubrics with criteria: each criterion's score."""
     reason: str = ""
-    """The judges' reasoning, joined (one line per judgement when there are several)."""
+    """The judges' reasoning, joined (one line per judgement when there are several; a
+    checklist's: one line per item, met or not)."""
     judgements: list[Judgement] = Field(default_factory=list)
     """Every judge call behind the verdict, as results.jsonl holds them (raw replies too)."""
     usage: Usage = Field(default_factory=Usage)
@@ -134,6 +137,14 @@ class Comparison(BaseModel):
         )
 
 
+def items_reason(result: CaseResult) -> str:
+    """A checklist's reasoning: each item, met or not, with the judge's reason for it."""
+    return "\n".join(
+        f"- {'met' if i.met else 'not met'} [{i.points}] {i.criterion}: {i.reasoning}"
+        for i in result.items or []
+    )
+
+
 def graded_fields(result: CaseResult) -> dict[str, Any]:
     """What a Verdict and a Comparison both say of a graded case: its id, the judges'
     reasoning, every judgement (a cascade's screen first) and what they cost, the line.
@@ -141,7 +152,7 @@ def graded_fields(result: CaseResult) -> dict[str, Any]:
     judgements = result.all_judgements
     return {
         "id": result.id,
-        "reason": reason_of(result.judgements),
+        "reason": items_reason(result) if result.items else reason_of(result.judgements),
         "judgements": judgements,
         "usage": usage_of(judgements),
         "result": result,

@@ -24,15 +24,16 @@ from judgecli.cli.options import (
     choice,
 )
 from judgecli.errors import ExitCode
-from judgecli.settings.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, JudgeFlags
+from judgecli.settings.flags import CASCADE_FLAGS, CHECKLIST_FLAGS, SCALE_OUT_FLAGS, JudgeFlags
 
 if TYPE_CHECKING:
     from judgecli.summary.arena import ArenaSummary
 
 ARENA = "Arena"
-LEFT_OUT = CASCADE_FLAGS | SCALE_OUT_FLAGS | {"workers"}
+LEFT_OUT = CASCADE_FLAGS | SCALE_OUT_FLAGS | CHECKLIST_FLAGS | {"workers"}
 """An arena's results carry which systems each comparison is of, and its schedule may come
-in rounds: it has no cascade, shards, batches or worker processes (yet)."""
+in rounds: it has no cascade, shards, batches or worker processes (yet), and it grades no
+checklists."""
 
 
 class ScheduleChoice(StrEnum):

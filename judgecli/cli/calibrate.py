@@ -12,13 +12,19 @@ from judgecli.cli.flags import gate_thresholds, judge_flags, report_run, run_and
 from judgecli.cli.invocation import invocation
 from judgecli.cli.options import GateOnChoice, GateOnOpt
 from judgecli.errors import ExitCode
-from judgecli.settings.flags import CASCADE_FLAGS, SCALE_OUT_FLAGS, SUBSET_FLAGS, JudgeFlags
+from judgecli.settings.flags import (
+    CASCADE_FLAGS,
+    CHECKLIST_FLAGS,
+    SCALE_OUT_FLAGS,
+    SUBSET_FLAGS,
+    JudgeFlags,
+)
 from judgecli.settings.gate_flags import CALIBRATE, GateThresholds
 
 
 @app.command("calibrate")
 @exits_with_code
-@judge_flags(without=CASCADE_FLAGS | SUBSET_FLAGS | SCALE_OUT_FLAGS)
+@judge_flags(without=CASCADE_FLAGS | SUBSET_FLAGS | SCALE_OUT_FLAGS | CHECKLIST_FLAGS)
 @gate_thresholds(CALIBRATE)
 def calibrate_command(
     ctx: typer.Context,

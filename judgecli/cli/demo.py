@@ -87,6 +87,23 @@ def demo_steps(api_base: str, out: Path, datasets: Path) -> list[tuple[str, list
             {1},
         ),
         (
+            "Agents: is version B's agent better than A's? Their runs of the same 20 tasks, "
+            "compared whole (tool calls, results, answers), both orders, gate at 55%",
+            [
+                "pairwise",
+                str(datasets / "agent-a.jsonl"),
+                str(datasets / "agent-b.jsonl"),
+                "--rubric",
+                "trajectory-pairwise",
+                *sim,
+                "--min-win-rate",
+                "0.55",
+                "--out",
+                str(out / "agents"),
+            ],
+            {0},
+        ),
+        (
             "How far can we trust this judge? Agreement with two human raters (gate: κ ≥ 0.6)",
             [
                 "calibrate",
@@ -231,5 +248,9 @@ def next_steps(target: Path, datasets: Path) -> list[str]:
             f"  judge pairwise {data('old.jsonl')} {data('new.jsonl')} {real} --min-win-rate 0.55"
         ),
         escape(f"  judge calibrate {data('labels.jsonl')} --rubric helpfulness {real}"),
+        escape(
+            f"  judge pairwise {data('agent-a.jsonl')} {data('agent-b.jsonl')} "
+            f"--rubric trajectory-pairwise {real}    (agents: docs/agents.md)"
+        ),
         "  judge rubrics list    (the rubric library; `judge rubrics show NAME` to start your own)",
     ]

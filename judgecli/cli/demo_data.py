@@ -9,7 +9,15 @@ from pathlib import Path
 
 from judgecli.errors import InputError
 
-DEMO_FILES = ("example.jsonl", "old.jsonl", "new.jsonl", "regressed.jsonl", "labels.jsonl")
+DEMO_FILES = (
+    "example.jsonl",
+    "old.jsonl",
+    "new.jsonl",
+    "regressed.jsonl",
+    "labels.jsonl",
+    "agent-a.jsonl",
+    "agent-b.jsonl",
+)
 """The files `judge demo` reads (datasets/README.md says what each holds)."""
 
 

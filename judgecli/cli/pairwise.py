@@ -22,13 +22,13 @@ from judgecli.cli.options import (
     SequentialOpt,
 )
 from judgecli.errors import ExitCode
-from judgecli.settings.flags import JudgeFlags
+from judgecli.settings.flags import CHECKLIST_FLAGS, JudgeFlags
 from judgecli.settings.gate_flags import PAIRWISE, GateThresholds
 
 
 @app.command("pairwise")
 @exits_with_code
-@judge_flags()
+@judge_flags(without=CHECKLIST_FLAGS)
 @gate_thresholds(PAIRWISE)
 def pairwise_command(
     ctx: typer.Context,

@@ -11,14 +11,20 @@ from judgecli.cli.app import app, exits_with_code
 from judgecli.cli.flags import judge_flags, run_and_report
 from judgecli.cli.options import RubricOpt
 from judgecli.errors import ExitCode
-from judgecli.settings.flags import CASCADE_FLAGS, REPEAT_FLAGS, SCALE_OUT_FLAGS, JudgeFlags
+from judgecli.settings.flags import (
+    CASCADE_FLAGS,
+    CHECKLIST_FLAGS,
+    REPEAT_FLAGS,
+    SCALE_OUT_FLAGS,
+    JudgeFlags,
+)
 
 GENERATE = "Generate"
 
 
 @app.command("refine")
 @exits_with_code
-@judge_flags(without=CASCADE_FLAGS | SCALE_OUT_FLAGS | REPEAT_FLAGS)
+@judge_flags(without=CASCADE_FLAGS | SCALE_OUT_FLAGS | REPEAT_FLAGS | CHECKLIST_FLAGS)
 def refine_command(
     ctx: typer.Context,
     dataset: Annotated[

@@ -59,6 +59,9 @@ def show_command(
 
     path, rubric = named_rubric(name)
     print(path.read_text(encoding="utf-8"), end="")
+    if not rubric.asks_judge:
+        stderr.print("(no judge is asked: this rubric only checks tool calls, docs/tool-calls.md)")
+        return ExitCode.OK
     for message in preview_messages(rubric, sample_case_file(path.stem)):
         stderr.rule(f"{message['role']} message (sample case)")
         stderr.print(escape(message["content"]), soft_wrap=True)

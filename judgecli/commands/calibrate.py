@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judgecli.commands.setup import check_images
 from judgecli.deciding.gate import GateSpec
 from judgecli.errors import ConfigError, DatasetError, InputError
 from judgecli.grading.debias import FlipPolicy
@@ -176,6 +177,7 @@ def calibration_job(
         if old is None or new is None:
             raise ConfigError("a pairwise rubric needs --old OLD.jsonl --new NEW.jsonl")
         pairs = labelled_pairs(source.path, old, new, labels, rubric, config.field_map)
+        check_images(config, rubric, pairs.images)
         return Job(
             config=config,
             plan=plan,
@@ -185,6 +187,7 @@ def calibration_job(
             ending=ending,
         )
     scan = labelled_cases(source.path, cases, labels, rubric, config.field_map)
+    check_images(config, rubric, scan.images)
     return Job(
         config=config,
         plan=plan,

@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judgecli.commands.setup import FoundRubric, GateAsked, decision_inputs, judge_config
+from judgecli.commands.setup import (
+    FoundRubric,
+    GateAsked,
+    check_images,
+    decision_inputs,
+    judge_config,
+)
 from judgecli.grading.debias import FlipPolicy
 
 if TYPE_CHECKING:
@@ -56,6 +62,7 @@ def prepare_score(
     rubric = found.rubric
     score.check_rubric_kind(rubric, found.where)
     score.check_gate(asked.gate, rubric)
+    score.check_labels(asked.labels, rubric)
     config = judge_config("score", rubric, flags)
     decides = decision_inputs(asked, rubric, config, cases=Path(dataset))
     scan = scan_dataset(
@@ -67,6 +74,7 @@ def prepare_score(
         seed=flags.seed,
         shard=config.shard,
     )
+    check_images(config, rubric, scan.images)
     return score.score_job(config, rubric, scan, decides)
 
 
@@ -98,6 +106,7 @@ def prepare_pairwise(
         seed=flags.seed,
         shard=config.shard,
     )
+    check_images(config, rubric, scan.images)
     return pairwise.pairwise_job(
         config, rubric, scan, decides, flip=sides.flip, flip_policy=sides.flip_policy
     )
@@ -208,13 +217,14 @@ def prepare_refine(
 ) -> Job[Case, RefineSummary]:
     """`judge refine DATASET --generator M`: answer, judge, retry with the judge's feedback."""
     from judgecli.commands import refine
+    from judgecli.grading.feedback import DEFAULT_FEEDBACK_TEMPLATE, check_template, success_bar
     from judgecli.inputs.dataset import scan_dataset
     from judgecli.settings.judges import model_settings
 
-    template = generating.feedback_template or refine.DEFAULT_FEEDBACK_TEMPLATE
-    refine.check_template(template)
+    template = generating.feedback_template or DEFAULT_FEEDBACK_TEMPLATE
+    check_template(template)
     rubric = found.rubric
-    refine.success_bar(rubric, generating.success_rating)
+    success_bar(rubric, generating.success_rating)
     config = judge_config("refine", rubric, flags)
     [generator] = model_settings(
         [generating.generator], api_base=flags.api_base, price=flags.price, json_schema=None
@@ -240,6 +250,15 @@ def prepare_refine(
         sample=flags.sample_size,
         seed=flags.seed,
     )
+    if scan.images is not None:
+        from judgecli.errors import ConfigError
+
+        # The generator is sent the input's text: its images would be lost (issue 32).
+        raise ConfigError(
+            f"{scan.images.first}: the case shows images, and judge refine generates an "
+            "answer to an input's text",
+            hint="grade cases with images with judge score or judge pairwise",
+        )
     return refine.refine_job(config, rubric, scan, settings)
 
 

@@ -1,6 +1,8 @@
 """`judge refine`: a generator answers each case, the judges grade the answer, and an answer
 below the bar is regenerated with the judges' feedback until it passes or the attempts run
-out (the self-refine loop of Spring AI's SelfRefineEvaluationAdvisor).
+out (the self-refine loop of Spring AI's SelfRefineEvaluationAdvisor). The loop's rules (the
+feedback template, the judges' advice, the success bar) are `grading.feedback`'s, shared
+with the Python API's runtime guard.
 
 Generator calls go through the same JudgeClient as the judges' (limits, retries, cache,
 budget), without a response_format, and a generator reply is never parsed as a verdict.
@@ -10,20 +12,28 @@ attempt in `judgements`, and every attempt (answer, verdict, feedback, spend) in
 
 from __future__ import annotations
 
-import string
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judgecli.errors import ConfigError, InputError, RubricError
+from judgecli.errors import InputError
+from judgecli.grading.feedback import (
+    DEFAULT_FEEDBACK_TEMPLATE,
+    check_template,
+    feedback_of,
+    reaches_bar,
+    render_feedback,
+    self_preference_warning,
+    success_bar,
+)
 from judgecli.grading.grade import GradingPlan, grade_pointwise
 from judgecli.inputs.conversation import refuse_conversations
 from judgecli.inputs.dataset import Case, DatasetScan, iter_cases
 from judgecli.judge.protocol import JudgeCallError, JudgeClient, JudgeRequest, Message
 from judgecli.result import CaseResult, CaseStatus, Judgement
-from judgecli.rubric import Rubric, RubricKind
+from judgecli.rubric import Rubric
 from judgecli.running.job import Ending, Job
 from judgecli.settings.config import RunConfig
 from judgecli.settings.judges import ModelSettings
@@ -31,13 +41,6 @@ from judgecli.store import ANSWERS, RunStore
 from judgecli.summary.facts import Usage
 from judgecli.summary.refine import RefineSummary, summarize_refine
 from judgecli.usage import Metered
-
-TEMPLATE_FIELDS = ("answer", "feedback")
-DEFAULT_FEEDBACK_TEMPLATE = (
-    "Your previous answer was:\n{answer}\n\n"
-    "A reviewer rated it below the bar and said:\n{feedback}\n\n"
-    "Write an improved answer to the request above. Reply with the answer only."
-)
 
 
 class GenerationHead(BaseModel):
@@ -103,74 +106,6 @@ class RefineSettings:
     max_tokens: int | None = None
 
 
-def check_template(template: str) -> None:
-    """A feedback template may use {answer} and {feedback} (and {{ }} for braces); it must use
-    {feedback}, or the generator would never see what to improve.
-    """
-    try:
-        names = [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
-    except ValueError as err:
-        raise ConfigError(
-            f"--feedback-template: {err}", hint="write {{ and }} for literal braces"
-        ) from None
-    unknown = [n for n in names if n not in TEMPLATE_FIELDS]
-    if unknown:
-        raise ConfigError(
-            f"--feedback-template uses {{{unknown[0]}}}; only {{answer}} and {{feedback}} exist",
-            hint="write {{ and }} for literal braces",
-        )
-    if "feedback" not in names:
-        raise ConfigError(
-            "--feedback-template has no {feedback} placeholder",
-            hint="the judge's feedback goes where {feedback} is",
-        )
-
-
-def render_feedback(template: str, *, answer: str, feedback: str) -> str:
-    """The feedback part of the next request, from a checked template."""
-    return template.format_map({"answer": answer, "feedback": feedback})
-
-
-def success_bar(rubric: Rubric, success_rating: float | None) -> float | None:
-    """The score an answer must reach (pointwise), or None when the rubric's pass_choice
-    decides (binary). ConfigError when there is no bar to reach.
-    """
-    if rubric.kind is RubricKind.PAIRWISE:
-        raise RubricError(
-            f"rubric {rubric.name!r} is pairwise; refine grades one answer",
-            hint="use a pointwise or binary rubric",
-        )
-    if rubric.kind is RubricKind.BINARY:
-        if success_rating is not None:
-            raise ConfigError(
-                "--success-rating needs a pointwise rubric",
-                hint="a binary rubric's pass_choice is the bar",
-            )
-        return None
-    assert rubric.scale is not None
-    bar = success_rating if success_rating is not None else rubric.pass_at
-    if bar is None:
-        raise ConfigError(
-            f"rubric {rubric.name!r} has no pass_at", hint="give the bar with --success-rating"
-        )
-    if not rubric.scale.min <= bar <= rubric.scale.max:
-        raise ConfigError(
-            f"--success-rating {bar:g} is outside the scale {rubric.scale.min:g}"
-            f"..{rubric.scale.max:g}"
-        )
-    return bar
-
-
-def self_preference_warning(generator: str, judges: list[str]) -> str | None:
-    """A warning when the generator also judges (models tend to rate their own text higher)."""
-    if generator not in judges:
-        return None
-    return (
-        f"{generator} both generates and judges: models tend to prefer their own answers "
-        "(self-preference); use a different --model to judge"
-    )
-
-
 def generator_messages(
     case: Case, settings: RefineSettings, previous: Attempt | None
 ) -> list[Message]:
@@ -213,18 +148,6 @@ async def generate(
     )
 
 
-def feedback_of(judgements: list[Judgement]) -> str:
-    """The judges' advice: each one's feedback, else its reasoning (labelled in a panel)."""
-    said = [
-        (j.model, j.verdict.feedback or j.verdict.reasoning)
-        for j in judgements
-        if j.verdict is not None
-    ]
-    if len(said) == 1:
-        return said[0][1]
-    return "\n".join(f"- {model}: {text}" for model, text in said)
-
-
 async def judge_answer(
     client: JudgeClient,
     plan: GradingPlan,
@@ -244,7 +167,7 @@ async def judge_answer(
     }
     if graded.status is CaseStatus.FAILED:
         return Attempt(error=graded.error, **common)
-    passed = graded.passed if bar is None else graded.score is not None and graded.score >= bar
+    passed = reaches_bar(bar, score=graded.score, passed=graded.passed)
     return Attempt(
         score=graded.score,
         choice=graded.choice,

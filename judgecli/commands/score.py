@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 from judgecli.deciding.decision import Deciding
 from judgecli.deciding.gate import GateSpec
@@ -13,7 +14,8 @@ from judgecli.result import CaseResult
 from judgecli.rubric import Rubric, RubricKind
 from judgecli.running.job import Ending, Job, Sequential
 from judgecli.settings.config import RunConfig
-from judgecli.summary.gate_records import GateMetric
+from judgecli.settings.gate_flags import one_of
+from judgecli.summary.gate_records import TOOL_METRICS, GateMetric
 from judgecli.summary.score import ScoreSummary, summarize_score
 
 
@@ -37,6 +39,20 @@ def check_gate(gate: GateSpec, rubric: Rubric) -> None:
             f"--min-pass-rate: rubric {rubric.name!r} gives no pass or fail",
             hint="give the rubric a pass_at (pointwise) or a passing choice, or gate on --min-mean",
         )
+    if gate.min_checklist_score is not None and rubric.kind is not RubricKind.CHECKLIST:
+        raise ConfigError(
+            f"--min-checklist-score: rubric {rubric.name!r} is {rubric.kind.value} and grades "
+            "no checklist",
+            hint="grade the cases' rubric_items with --rubric checklist, or gate on "
+            "--min-mean or --min-pass-rate",
+        )
+    tool_bars = gate.given_on(TOOL_METRICS)
+    if tool_bars and rubric.tool_calls is None:
+        raise ConfigError(
+            f"{one_of(tool_bars)}: rubric {rubric.name!r} checks no tool calls",
+            hint="use --rubric tool-calls (the check alone, no judge), or give the rubric a "
+            "tool_calls: {match: exact} block",
+        )
     if gate.min_mean is not None:
         if rubric.scale is None:
             raise ConfigError(
@@ -49,6 +65,18 @@ def check_gate(gate: GateSpec, rubric: Rubric) -> None:
                 f"{rubric.scale.min:g}..{rubric.scale.max:g}",
                 hint="give a mean score on the rubric's scale",
             )
+
+
+def check_labels(labels: Path | None, rubric: Rubric) -> None:
+    """ConfigError (exit 2) for --labels with a checklist rubric: a human label of a case is
+    a score or a choice, and a checklist's verdicts are its items.
+    """
+    if labels is not None and rubric.kind is RubricKind.CHECKLIST:
+        raise ConfigError(
+            f"--labels: rubric {rubric.name!r} grades checklists, which human labels of "
+            "scores or choices do not correct",
+            hint="drop --labels; gate the run on --min-checklist-score or --min-pass-rate",
+        )
 
 
 def scored_passes(rubric: Rubric) -> bool:

@@ -14,6 +14,7 @@ from judgecli.deciding.gate import GateSpec
 
 if TYPE_CHECKING:
     from judgecli.deciding.decision import Deciding
+    from judgecli.inputs.images import ImagesShown
     from judgecli.rubric import Rubric
     from judgecli.settings.config import RunConfig
     from judgecli.settings.flags import JudgeFlags
@@ -146,6 +147,37 @@ def decision_inputs(
         labels=human,
         correction=Correction.BH if asked.fdr else Correction.HOLM,
     )
+
+
+# The case fields whose text may hold a case's images (inputs.images).
+IMAGE_FIELDS = frozenset(
+    {"input", "output", "reference", "conversation", "trajectory", "step", "output_a", "output_b"}
+)
+
+
+def check_images(config: RunConfig, rubric: Rubric, shown: ImagesShown | None) -> None:
+    """Cases that show images (`shown`, from the dataset's scan), checked before any call
+    whatever the reply cache holds (exit 2): a rubric whose system template shows a field
+    that may hold them (providers take images in user messages only), and a judge that
+    LiteLLM's model map says cannot see them (judge.provider.check_vision, which imports
+    LiteLLM: only a run with images pays for it here).
+    """
+    if shown is None:
+        return
+    from judgecli.errors import ConfigError
+    from judgecli.judge.provider import check_vision
+    from judgecli.rubric import template_fields
+
+    system = rubric.prompt.system if rubric.prompt is not None else ""
+    placed = sorted(set(template_fields(system)) & IMAGE_FIELDS)
+    if placed:
+        names = ", ".join(f"{{{name}}}" for name in placed)
+        raise ConfigError(
+            f"rubric {rubric.name!r} shows {names} in its system message, and the cases show "
+            f"images (the first: {shown.first}): a judge takes images in the user message only",
+            hint=f"move {names} to the rubric's prompt.user",
+        )
+    check_vision(config.all_models, shown)
 
 
 def check_corrected_gate(gate: GateSpec, labels: Path | None) -> None:

@@ -214,6 +214,11 @@ def estimate(
             found = {
                 GateMetric.PASS_RATE: (summary.pass_rate, summary.pass_rate_ci),
                 GateMetric.MEAN: (summary.mean, summary.mean_ci),
+                **tool_call_estimates(summary),
+                GateMetric.CHECKLIST_SCORE: (
+                    summary.checklist_score,
+                    summary.checklist_score_ci,
+                ),
             }
         case CalibrateSummary():
             found = {
@@ -224,6 +229,18 @@ def estimate(
         case _:
             found = {}
     return found.get(metric, (None, None))
+
+
+def tool_call_estimates(summary: ScoreSummary) -> dict[GateMetric, tuple[float | None, Interval]]:
+    """A score run's tool-call numbers by metric (none without a `tool_calls` check)."""
+    calls = summary.tool_calls
+    if calls is None:
+        return {}
+    return {
+        GateMetric.TOOL_F1: (calls.f1, calls.f1_ci),
+        GateMetric.TOOL_RECALL: (calls.recall, calls.recall_ci),
+        GateMetric.TOOL_PRECISION: (calls.precision, calls.precision_ci),
+    }
 
 
 def evaluate_gate(summary: RunSummary, spec: GateSpec) -> GateResult | None:

@@ -15,7 +15,7 @@ from judgecli.errors import ConfigError, InputError
 from judgecli.settings.gate_flags import ThresholdField, one_of, threshold_fields
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.facts import Command
-from judgecli.summary.gate_records import GateOn
+from judgecli.summary.gate_records import TOOL_METRICS, GateMetric, GateOn
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.run import RunSummary
 from judgecli.summary.score import ScoreSummary
@@ -43,10 +43,26 @@ def measured() -> dict[Command, list[ThresholdField]]:
     return found
 
 
-def others(command: Command) -> str:
-    """The thresholds a run of `command` can be gated with, as a hint says them."""
-    rows = measured().get(command)
+def others(summary: RunSummary) -> str:
+    """The thresholds this run can be gated with, as a hint says them: its command's, less
+    those on the numbers of a check its rubric has not (tool calls, a checklist).
+    """
+    rows = [row for row in measured().get(summary.command, []) if offered(row, summary)]
     return one_of(row.spelling for row in rows) if rows else NO_THRESHOLD
+
+
+def offered(row: ThresholdField, summary: RunSummary) -> bool:
+    """Whether this run has the number a threshold checks by its rubric's kind: a score
+    run has tool-call numbers only with a `tool_calls` check, a checklist score only with a
+    checklist rubric.
+    """
+    if not isinstance(summary, ScoreSummary):
+        return True
+    if row.threshold.metric in TOOL_METRICS:
+        return summary.tool_calls is not None
+    if row.threshold.metric == GateMetric.CHECKLIST_SCORE:
+        return summary.checklist_score is not None
+    return True
 
 
 def check_measured(summary: RunSummary, spec: GateSpec, path: Path) -> None:
@@ -60,7 +76,7 @@ def check_measured(summary: RunSummary, spec: GateSpec, path: Path) -> None:
                 raise InputError(
                     f"{row.spelling} needs a {wants.value} run; {path} is a "
                     f"{summary.command.value} run",
-                    hint=f"gate a {summary.command.value} run with {others(summary.command)}",
+                    hint=f"gate a {summary.command.value} run with {others(summary)}",
                 )
     consistency = spec.min_consistency is not None
     if isinstance(summary, PairwiseSummary) and consistency and not summary.flip:
@@ -76,11 +92,28 @@ def check_measured(summary: RunSummary, spec: GateSpec, path: Path) -> None:
                 f"{summary.rubric!r} gives no pass or fail)",
                 hint="gate on --min-mean, or give the rubric a pass_at and judge again",
             )
+        if spec.min_checklist_score is not None and summary.checklist_score is None:
+            raise InputError(
+                f"{path}: --min-checklist-score: the run has no checklist score (rubric "
+                f"{summary.rubric!r} grades no checklist)",
+                hint="grade the cases' rubric_items with --rubric checklist, or gate on "
+                "--min-mean or --min-pass-rate",
+            )
+        tool_bars = spec.given_on(TOOL_METRICS)
+        if tool_bars and summary.tool_calls is None:
+            raise InputError(
+                f"{path}: {one_of(tool_bars)}: the run checked no tool calls (rubric "
+                f"{summary.rubric!r} has no tool_calls check)",
+                hint="score the runs with --rubric tool-calls (or a rubric with a tool_calls: "
+                "block) and gate that run",
+            )
         if spec.min_mean is not None and summary.mean is None:
             raise InputError(
                 f"{path}: --min-mean: the run has no mean score (rubric {summary.rubric!r} "
                 "has no score scale)",
-                hint="gate a binary rubric's run with --min-pass-rate",
+                hint="gate a checklist run with --min-checklist-score"
+                if summary.checklist_score is not None
+                else "gate a binary rubric's run with --min-pass-rate",
             )
 
 

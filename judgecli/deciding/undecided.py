@@ -24,6 +24,16 @@ NAMES = {
     GateMetric.COHEN_KAPPA: "κ",
     GateMetric.WEIGHTED_KAPPA: "weighted κ",
     GateMetric.PASS_K: "pass^K",
+    GateMetric.CHECKLIST_SCORE: "checklist score",
+    GateMetric.TOOL_F1: "tool-call F1",
+    GateMetric.TOOL_RECALL: "tool-call recall",
+    GateMetric.TOOL_PRECISION: "tool-call precision",
+}
+# Why a tool-call number has no value: its denominator is 0 (docs/tool-calls.md#the-numbers).
+NO_CALLS = {
+    GateMetric.TOOL_F1: "no checked case expected a call or made one",
+    GateMetric.TOOL_RECALL: "no checked case expected a call (each has expected_tool_calls: [])",
+    GateMetric.TOOL_PRECISION: "no checked case made a tool call",
 }
 
 
@@ -81,6 +91,12 @@ def no_number(summary: RunSummary, metric: GateMetric) -> Undecided:
             f"no {name}: the two orders disagreed on every graded pair and --flip-policy "
             "drop left each one out",
             "use --flip-policy tie, or a judge that gives the same verdict in both orders",
+        )
+    if metric in NO_CALLS:
+        return Undecided(
+            f"{name} is undefined: {NO_CALLS[metric]}",
+            "gate on another of --min-tool-f1, --min-tool-recall, --min-tool-precision, or "
+            "check runs that expect and make calls",
         )
     return Undecided(
         f"{name} is n/a on this run's data",

@@ -8,9 +8,11 @@ cost is summed over the attempts (Spend).
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from judgecli.grading.debias import (
     FlipPolicy,
@@ -28,9 +30,12 @@ from judgecli.judge.protocol import JudgeCallError, JudgeClient, JudgeReply, Jud
 from judgecli.result import Judgement, Order
 from judgecli.rubric import Rubric
 from judgecli.settings.config import RunConfig
+from judgecli.settings.items_per_call import ItemsPerCall
 from judgecli.settings.score_mode import ScoreMode
 from judgecli.usage import Metered
-from judgecli.verdict import VerdictError, parse_verdict
+from judgecli.verdict import Verdict, VerdictError, parse_verdict
+
+T = TypeVar("T")
 
 # How much of a bad reply is echoed back in the repair turn.
 REPAIR_ECHO_CHARS = 4000
@@ -54,6 +59,11 @@ class GradingPlan:
     """--repeats K: every judge asks every prompt K times, as independent samples."""
     score_mode: ScoreMode = ScoreMode.SAMPLE
     """--score-mode logprob: ask for token logprobs, and weigh each verdict by them."""
+    items_per_call: ItemsPerCall = ItemsPerCall.ONE
+    """--items: a checklist's items asked one per call, or a case's all at once."""
+    elide_at: int | None = None
+    """--elide-at: the most tokens a run's turns may take in a prompt (the
+    middle left out and said so beyond it; grading.elision); None: shown whole."""
 
     @classmethod
     def of(cls, config: RunConfig, rubric: Rubric, **pairwise: Any) -> GradingPlan:
@@ -69,6 +79,8 @@ class GradingPlan:
             seed=config.seed,
             repeats=config.repeats,
             score_mode=config.score_mode,
+            items_per_call=config.items_per_call,
+            elide_at=config.elide_at,
             **pairwise,
         )
 
@@ -136,6 +148,47 @@ class Spend(Metered):
         )
 
 
+async def settle_all(calls: Iterable[Awaitable[T]]) -> list[T]:
+    """Await every call, and only then raise the first error among them: when one call
+    stops the run (the budget), its siblings' replies are already paid for, so they are
+    awaited and cached instead of cancelled mid-flight.
+    """
+    pending = list(calls)
+    if len(pending) == 1:
+        # One call (one judge, no repeats): nothing beside it to wait for, and no task.
+        return [await pending[0]]
+    outcomes = await asyncio.gather(*pending, return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return cast(list[T], outcomes)
+
+
+def judge_request(
+    client: JudgeClient,
+    plan: GradingPlan,
+    model: str,
+    messages: list[Message],
+    *,
+    repeat: int | None = None,
+    response_format: dict[str, Any] | None = None,
+) -> JudgeRequest:
+    """The request ask_judge sends first for a prompt (and keys the reply cache by): the
+    plan's sampling settings, and `response_format` (else the rubric's verdict schema's)
+    when the judge takes one.
+    """
+    wanted = response_format or plan.response_format
+    return JudgeRequest(
+        model=model,
+        messages=messages,
+        temperature=plan.temperature,
+        max_tokens=plan.max_tokens,
+        response_format=wanted if client.accepts_schema(model) else None,
+        repeat=repeat or 0,
+        top_logprobs=plan.top_logprobs,
+    )
+
+
 async def ask_judge(
     client: JudgeClient,
     plan: GradingPlan,
@@ -144,18 +197,16 @@ async def ask_judge(
     *,
     order: Order | None = None,
     repeat: int | None = None,
+    response_format: dict[str, Any] | None = None,
+    read: Callable[[str], Verdict] | None = None,
 ) -> Judgement:
     """One judge's verdict on one prompt (ask `repeat` of K), re-asking after invalid
-    replies; with --score-mode logprob, weighed by the reply's token logprobs too.
+    replies; with --score-mode logprob, weighed by the reply's token logprobs too. A prompt
+    whose verdict is not the rubric's own (a checklist's items asked at once) brings its
+    `response_format` and how its reply is `read`.
     """
-    request = JudgeRequest(
-        model=model,
-        messages=messages,
-        temperature=plan.temperature,
-        max_tokens=plan.max_tokens,
-        response_format=plan.response_format if client.accepts_schema(model) else None,
-        repeat=repeat or 0,
-        top_logprobs=plan.top_logprobs,
+    request = judge_request(
+        client, plan, model, messages, repeat=repeat, response_format=response_format
     )
     first_request = request
     spend = Spend()
@@ -176,7 +227,7 @@ async def ask_judge(
                 # A reply cut off at max_tokens is not parsed, even when an early `{...}`
                 # happens to be complete: the judge had not finished saying what it meant.
                 raise VerdictError(cut_off(plan.max_tokens), reply.text)
-            verdict = parse_verdict(reply.text, plan.rubric)
+            verdict = read(reply.text) if read else parse_verdict(reply.text, plan.rubric)
         except VerdictError as err:
             error = f"invalid verdict: {err.reason}"
             request = repair_request(request, reply.text, err.reason)

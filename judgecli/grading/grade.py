@@ -6,12 +6,11 @@ quietly turn it into a different panel (or one ask of --repeats, a different K).
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-from collections.abc import Awaitable, Iterable
-from typing import Any, TypeVar, cast
+from typing import Any
 
-from judgecli.grading.asking import GradingPlan, Spend, ask_judge
+from judgecli.grading.asking import GradingPlan, Spend, ask_judge, settle_all
+from judgecli.grading.checklist import grade_checklist
 from judgecli.grading.debias import (
     FlipVerdict,
     PanelVerdict,
@@ -20,6 +19,7 @@ from judgecli.grading.debias import (
     reconcile_flip,
     to_winner,
 )
+from judgecli.grading.elision import TrajectoryTooLongError
 from judgecli.grading.logprobs import (
     graded_verdict,
     mean_probabilities,
@@ -28,6 +28,7 @@ from judgecli.grading.prompt import (
     build_pair_messages,
     case_values,
     compared_length,
+    compared_steps,
     compared_text,
     messages_from,
 )
@@ -38,13 +39,14 @@ from judgecli.grading.repeats import (
     majority_winner,
     repeat_verdict,
 )
-from judgecli.grading.turns import aggregate_turns, turn_record
-from judgecli.inputs.conversation import answer_positions
+from judgecli.grading.steps import Graded, graded_parts, part_records
+from judgecli.grading.tool_calls import checked_first
+from judgecli.grading.turns import aggregate_turns
 from judgecli.inputs.dataset import Case
 from judgecli.inputs.pairs import Pair
 from judgecli.judge.protocol import JudgeClient
 from judgecli.result import CaseResult, CaseStatus, Judgement, Order, RepeatVerdict
-from judgecli.rubric import Rubric, Turns
+from judgecli.rubric import Rubric, RubricKind
 
 __all__ = [
     "GradingPlan",
@@ -56,37 +58,43 @@ __all__ = [
     "single_order",
 ]
 
-T = TypeVar("T")
-
-
-async def settle_all(calls: Iterable[Awaitable[T]]) -> list[T]:
-    """Await every call, and only then raise the first error among them: when one call
-    stops the run (the budget), its siblings' replies are already paid for, so they are
-    awaited and cached instead of cancelled mid-flight.
-    """
-    pending = list(calls)
-    if len(pending) == 1:
-        # One call (one judge, no repeats): nothing beside it to wait for, and no task.
-        return [await pending[0]]
-    outcomes = await asyncio.gather(*pending, return_exceptions=True)
-    for outcome in outcomes:
-        if isinstance(outcome, BaseException):
-            raise outcome
-    return cast(list[T], outcomes)
-
 
 async def grade_pointwise(client: JudgeClient, plan: GradingPlan, case: Case) -> CaseResult:
+    """Grade one case with a pointwise or binary rubric: its tool calls checked first when
+    the rubric has a `tool_calls` check (`grading.tool_calls`: the check decides the cases
+    it can), the judges for the rest (`judge_pointwise`). A checklist rubric grades the
+    case's own items (`grading.checklist`).
+    """
+    if plan.rubric.kind is RubricKind.CHECKLIST:
+        return await grade_checklist(client, plan, case)
+    return await checked_first(plan.rubric, case, lambda: judge_pointwise(client, plan, case))
+
+
+async def judge_pointwise(client: JudgeClient, plan: GradingPlan, case: Case) -> CaseResult:
     """Grade one case with a pointwise or binary rubric, by every judge of the panel (each
     asked K times with --repeats).
 
     A conversation under `turns: each` is graded turn by turn (every assistant turn, with
-    the turns before it), and its turns' verdicts make the case's by the rubric's
-    `aggregate`; with --repeats, each repeat aggregates its own turns' verdicts.
+    the turns before it), an agent's run under `steps: each` call by call (each in its
+    context: `grading.steps`), and their verdicts make the case's by the rubric's
+    `aggregate`; with --repeats, each repeat aggregates its own verdicts. A run that does not
+    fit --elide-at even with its middle left out fails, with the reason.
     """
     rubric = plan.rubric
-    each = rubric.turns is Turns.EACH and case.messages is not None
-    views = case.answer_turns() if each else [case]
-    values = [case_values(rubric, view) for view in views]
+    graded = graded_parts(rubric, case)
+    views, each = graded.views, graded.each
+    values = []
+    for at, view in enumerate(views):
+        try:
+            values.append(case_values(rubric, view, budget=plan.elide_at))
+        except TrajectoryTooLongError as err:
+            return CaseResult(
+                status=CaseStatus.FAILED,
+                error=f"{graded.label(at)}{err}",
+                id=case.id,
+                category=case.category,
+                rubric_hash=rubric.content_hash,
+            )
     prompts = [messages_from(rubric, v) for v in values]
     asks = [
         (turn, model, repeat)
@@ -101,16 +109,14 @@ async def grade_pointwise(client: JudgeClient, plan: GradingPlan, case: Case) ->
         "id": case.id,
         "category": case.category,
         "rubric_hash": rubric.content_hash,
-        # The last turn's view shows the whole conversation.
+        # The last view shows the most: a conversation whole, a run up to its last call.
         "case": values[-1],
     }
     failed = [
         (turn, j) for (turn, _, _), j in zip(asks, judgements, strict=True) if j.verdict is None
     ]
     if failed:
-        error = "; ".join(
-            f"{f'turn {turn + 1}: ' if each else ''}{j.model}: {j.error}" for turn, j in failed
-        )
+        error = "; ".join(f"{graded.label(turn)}{j.model}: {j.error}" for turn, j in failed)
         return CaseResult(status=CaseStatus.FAILED, error=error, judgements=judgements, **common)
     panels = {
         (turn, repeat): combine_panel(
@@ -143,24 +149,27 @@ async def grade_pointwise(client: JudgeClient, plan: GradingPlan, case: Case) ->
         choice=panel.choice,
         passed=panel.passed,
         judgements=judgements,
-        turns=graded_turns(plan, case, panels) if each else None,
         probabilities=weighed(judgements),
         **common,
         **repeated,
+        **graded_records(plan, graded, case, panels),
     )
 
 
-def graded_turns(
-    plan: GradingPlan, case: Case, panels: dict[tuple[int, int | None], PanelVerdict]
-) -> list[dict[str, Any]]:
-    """`turns: each`: every graded turn's verdict (over its repeats, with --repeats)."""
-    assert case.messages is not None
-    records = []
-    for turn, message in enumerate(answer_positions(case.messages)):
-        said = [panels[turn, repeat] for repeat in plan.repeat_indices]
-        verdict = said[0] if plan.repeats == 1 else combine_panel(plan.rubric, said)
-        records.append(turn_record(turn + 1, message, verdict))
-    return records
+def graded_records(
+    plan: GradingPlan,
+    graded: Graded,
+    case: Case,
+    panels: dict[tuple[int, int | None], PanelVerdict],
+) -> dict[str, Any]:
+    """`turns: each` or `steps: each`: every graded part's verdict (over its repeats, with
+    --repeats), as the result's `turns` or `steps`.
+    """
+    verdicts = []
+    for view in range(len(graded.views)):
+        said = [panels[view, repeat] for repeat in plan.repeat_indices]
+        verdicts.append(said[0] if plan.repeats == 1 else combine_panel(plan.rubric, said))
+    return part_records(graded, case, verdicts)
 
 
 def repeat_fields(verdicts: list[RepeatVerdict], compared: str) -> dict[str, Any]:
@@ -169,14 +178,25 @@ def repeat_fields(verdicts: list[RepeatVerdict], compared: str) -> dict[str, Any
     return {"repeats": verdicts, "stable": agreed.stable, "spread": agreed.spread}
 
 
-def pair_text(rubric: Rubric, pair: Pair) -> dict[str, str]:
+def pair_text(rubric: Rubric, pair: Pair, budget: int | None = None) -> dict[str, str]:
     """The pair's text as the judge saw it, with the answers (or conversations) named old
     and new.
     """
-    return case_values(rubric, pair.old) | {
-        "output_old": compared_text(pair.old),
-        "output_new": compared_text(pair.new),
+    return case_values(rubric, pair.old, budget=budget) | {
+        "output_old": compared_text(pair.old, budget=budget),
+        "output_new": compared_text(pair.new, budget=budget),
     }
+
+
+def pair_lengths(pair: Pair) -> dict[str, int]:
+    """The result's `lengths`: characters of each side (`compared_length`), and of agents'
+    runs the tool calls each made (`old_steps`, `new_steps`).
+    """
+    lengths = {"old": compared_length(pair.old), "new": compared_length(pair.new)}
+    old_steps, new_steps = compared_steps(pair.old), compared_steps(pair.new)
+    if old_steps is not None and new_steps is not None:
+        lengths |= {"old_steps": old_steps, "new_steps": new_steps}
+    return lengths
 
 
 def single_order(case_id: str, seed: int) -> Order:
@@ -191,12 +211,25 @@ def single_order(case_id: str, seed: int) -> Order:
 async def grade_pairwise(client: JudgeClient, plan: GradingPlan, pair: Pair) -> CaseResult:
     """Compare OLD and NEW for one id: every judge, both orders, reconciled and combined."""
     orders = [Order.OLD_NEW, Order.NEW_OLD] if plan.flip else [single_order(pair.id, plan.seed)]
-    messages = {
-        order: build_pair_messages(
-            plan.rubric, pair.old, pair.new, old_first=order is Order.OLD_NEW
+    try:
+        messages = {
+            order: build_pair_messages(
+                plan.rubric,
+                pair.old,
+                pair.new,
+                old_first=order is Order.OLD_NEW,
+                budget=plan.elide_at,
+            )
+            for order in orders
+        }
+    except TrajectoryTooLongError as err:
+        return CaseResult(
+            status=CaseStatus.FAILED,
+            error=str(err),
+            id=pair.id,
+            category=pair.old.category or pair.new.category,
+            rubric_hash=plan.rubric.content_hash,
         )
-        for order in orders
-    }
     asks = [
         (model, order, repeat)
         for repeat in plan.repeat_indices
@@ -211,8 +244,8 @@ async def grade_pairwise(client: JudgeClient, plan: GradingPlan, pair: Pair) -> 
         "id": pair.id,
         "category": pair.old.category or pair.new.category,
         "rubric_hash": plan.rubric.content_hash,
-        "case": pair_text(plan.rubric, pair),
-        "lengths": {"old": compared_length(pair.old), "new": compared_length(pair.new)},
+        "case": pair_text(plan.rubric, pair, plan.elide_at),
+        "lengths": pair_lengths(pair),
         "judgements": judgements,
     }
     failed = [j for j in judgements if j.verdict is None]

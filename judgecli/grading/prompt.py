@@ -14,19 +14,30 @@ import re
 from pathlib import Path
 from typing import Any
 
-from judgecli.inputs.conversation import answers_length, render_turns
+from judgecli.grading.elision import fit_run, fit_turns
+from judgecli.grading.images import system_text, user_content
+from judgecli.inputs.case_fields import RUN_FIELDS
+from judgecli.inputs.conversation import answers_length
 from judgecli.inputs.dataset import Case, parse_case
+from judgecli.inputs.images import text_length
 from judgecli.inputs.jsonl import iter_lines
+from judgecli.inputs.rubric_items import RubricItem
+from judgecli.inputs.trajectory import (
+    agent_run_case,
+    render_step,
+    step_count,
+    trajectory_length,
+)
 from judgecli.rubric import (
     PAIRWISE_FIELDS,
     Rubric,
     RubricKind,
     Scale,
     plain_number,
-    template_fields,
 )
 
-Message = dict[str, str]
+Message = dict[str, Any]
+"""A chat message: its role, and its content (a string, or text and image parts)."""
 
 # Rubric content hash → format instructions (the same text for every case of a run).
 INSTRUCTIONS: dict[str, str] = {}
@@ -74,6 +85,9 @@ def verdict_schema(rubric: Rubric) -> dict[str, Any]:
             props["score"] = number
     elif rubric.kind is RubricKind.BINARY:
         props["choice"] = {"type": "string", "enum": list(rubric.choices or [])}
+    elif rubric.kind is RubricKind.CHECKLIST:
+        # A boolean is bounded by itself: grammars allow only true or false.
+        props["met"] = {"type": "boolean"}
     else:
         props["winner"] = {"type": "string", "enum": ["A", "B", "tie"]}
     if rubric.feedback:
@@ -118,9 +132,27 @@ def format_instructions(rubric: Rubric) -> str:
     return cached
 
 
+# What "met" means, for one item (the checklist's per-item prompt) or several at once
+# (grading.checklist). After HealthBench's grader prompt (openai/simple-evals): an item is met
+# only when all of it is; examples after "such as" need not all appear; and an item with
+# negative points is met when the answer does the thing it must not do.
+MET_MEANS = (
+    'An item is met only when the answer meets all of it (examples introduced by "such '
+    'as", "for example" or "including" need not all appear). An item with negative points '
+    "describes something a good answer must not do: it is met when the answer does it. Say "
+    "whether the criterion holds, not whether the answer is good."
+)
+ITEM_GUIDANCE = (
+    'Decide whether the answer meets the rubric item in <rubric_items> ("met": true or '
+    f"false). {MET_MEANS}"
+)
+
+
 def build_format_instructions(rubric: Rubric) -> str:
     """The criteria list and the schema, as text for the judge."""
     parts = []
+    if rubric.kind is RubricKind.CHECKLIST:
+        parts.append(ITEM_GUIDANCE)
     if rubric.criteria:
         lines = ["Grade each criterion separately:"]
         for c, weight in zip(rubric.criteria, rubric.weights.values(), strict=True):
@@ -160,59 +192,90 @@ def render(template: str, values: dict[str, str]) -> str:
     return template.format_map({name: fence(name, values[name]) for name in values})
 
 
-def case_values(rubric: Rubric, case: Case) -> dict[str, str]:
-    """Values for every field the rubric's templates name."""
-    names = set(template_fields(rubric.prompt.system)) | set(template_fields(rubric.prompt.user))
+def case_values(rubric: Rubric, case: Case, *, budget: int | None = None) -> dict[str, str]:
+    """Values for every field the rubric's templates name. With a token `budget`
+    (--elide-at), the turns `{conversation}` and `{trajectory}` show are fitted
+    to it (`elision.fit_turns`: the middle left out and said so, or TrajectoryTooLongError).
+    """
+    names = rubric.prompt_fields
     values = {}
     for name in names - PAIRWISE_FIELDS:
-        text = case.field_text(name)
+        turns = case.field_turns(name) if budget is not None and name in RUN_FIELDS else None
+        if turns is not None and name == "trajectory":
+            text: str | None = fit_run(turns, case.tools, budget)
+        elif turns is not None and name == "conversation":
+            text = fit_turns(turns, budget)
+        elif turns is not None:
+            # The step graded is shown whole: it is what the verdict is about.
+            text = render_step(turns)
+        else:
+            text = case.field_text(name)
         # Validation guarantees required fields; an optional one renders as empty.
         values[name] = text if text is not None else ""
     return values
 
 
-def build_messages(rubric: Rubric, case: Case) -> list[Message]:
+def build_messages(rubric: Rubric, case: Case, *, budget: int | None = None) -> list[Message]:
     """The chat messages for grading one case with a pointwise or binary rubric."""
-    return messages_from(rubric, case_values(rubric, case))
+    return messages_from(rubric, case_values(rubric, case, budget=budget))
 
 
-def build_pair_messages(rubric: Rubric, old: Case, new: Case, *, old_first: bool) -> list[Message]:
+def build_pair_messages(
+    rubric: Rubric, old: Case, new: Case, *, old_first: bool, budget: int | None = None
+) -> list[Message]:
     """The chat messages for comparing two answers; `old_first` puts OLD in position A.
 
     Shared fields (input, reference, context) come from OLD: the join checked that the
-    inputs (of conversations: the user turns) are identical.
+    inputs (of conversations: the user turns) are identical (agents' runs driven by a
+    simulated user may differ: the join warned).
     """
-    values = case_values(rubric, old)
+    values = case_values(rubric, old, budget=budget)
     first, second = (old, new) if old_first else (new, old)
-    values["output_a"] = compared_text(first)
-    values["output_b"] = compared_text(second)
+    values["output_a"] = compared_text(first, budget=budget)
+    values["output_b"] = compared_text(second, budget=budget)
     return messages_from(rubric, values)
 
 
-def compared_text(case: Case) -> str:
+def compared_text(case: Case, *, budget: int | None = None) -> str:
     """What a pairwise judge is shown of one side: its answer, or its whole conversation
-    (every turn, by role: the two sides' assistant turns are what differs).
+    (every turn, by role: the two sides' assistant turns are what differs), an agent's run
+    with its calls and results; fitted to a token `budget` when one is given.
     """
     if case.messages is not None:
-        return render_turns(case.messages)
+        return fit_run(case.messages, case.tools, budget)
     return case.output or ""
 
 
 def compared_length(case: Case) -> int:
-    """Characters of one side's answer (of a conversation: of its assistant turns), for
-    the length-bias report.
+    """Characters of one side's answer (of a conversation: of its assistant turns; of an
+    agent's run: of its turns' text, calls and tool results), for the length-bias report
+    and the length-controlled win rate.
     """
-    return answers_length(case.messages) if case.messages is not None else len(case.output or "")
+    if case.messages is None:
+        return text_length(case.output or "")
+    if agent_run_case(case.messages, case.tools):
+        return trajectory_length(case.messages)
+    return answers_length(case.messages)
+
+
+def compared_steps(case: Case) -> int | None:
+    """The tool calls of one side's run (None for a side that is not an agent's run)."""
+    if case.messages is None or not agent_run_case(case.messages, case.tools):
+        return None
+    return step_count(case.messages)
 
 
 def messages_from(rubric: Rubric, values: dict[str, str]) -> list[Message]:
     """System and user messages from the rubric's templates and the field values."""
-    system = render(rubric.prompt.system, values).strip()
+    # A rubric without a prompt only checks tool calls (grading.tool_calls): no judge is asked.
+    assert rubric.prompt is not None
+    system = system_text(render(rubric.prompt.system, values).strip())
     instructions = format_instructions(rubric)
     system = f"{system}\n\n{instructions}" if system else instructions
     return [
         {"role": "system", "content": system},
-        {"role": "user", "content": render(rubric.prompt.user, values).strip()},
+        # A case's images become image parts where the template puts their field.
+        {"role": "user", "content": user_content(render(rubric.prompt.user, values).strip())},
     ]
 
 
@@ -230,7 +293,12 @@ def preview_messages(rubric: Rubric, sample: Path | None) -> list[Message]:
             output="<the answer to grade>",
             reference="<the reference answer>",
             context=["<a retrieved passage>"],
+            rubric_items=[RubricItem(criterion="<a criterion of the case's checklist>", points=5)],
         )
+    if rubric.kind is RubricKind.CHECKLIST and case.rubric_items:
+        # The prompt of the first item: one item a call is how a checklist is asked unless
+        # --items all.
+        case = case.model_copy(update={"rubric_items": case.rubric_items[:1]})
     if rubric.kind is RubricKind.PAIRWISE:
         other = case.model_copy(update={"output": "<the other answer>"})
         return build_pair_messages(rubric, case, other, old_first=True)

@@ -6,6 +6,10 @@ is an error naming file:line and the fix (exit 2), never a half-made run.
 - `tables`: CSV and TSV files (the csv module), Parquet files (pyarrow), row by row
 - `hub`: Hugging Face datasets (`hf://owner/name:split`), streamed
 - `copies`: the rows of a Parquet or hub source kept to be read back by position
+- `otel`: OpenTelemetry exports (OTLP JSON) of GenAI spans, one case per trace
+- `otel_spans`: an OTLP JSON export's spans and their attributes, grouped by trace
+- `otel_runs`: one trace's GenAI spans as an agent's run (`messages`), its tools and
+  metadata
 - `sources`: which reader reads a dataset, picked by its name
 - `case_fields`: a row's fields as a case's, each checked (the `--field` map applied)
 - `dataset`: cases (`Case`) streamed from a dataset, with `--field` maps and the scan's
@@ -13,6 +17,11 @@ is an error naming file:line and the fix (exit 2), never a half-made run.
 - `conversation`: a case's `messages` (a chat, or an agent's run with its tool turns),
   parsed and rendered fenced by role
 - `tools`: tool calls, tool schemas and expected calls read into one shape
+- `trajectory`: an agent's run as steps (one per tool call), each step's view, the run's
+  texts and lengths
+- `images`: content parts with images in a case's fields and turns, read (a file as a data
+  URL of its type) into the field's text; which selected cases show images
+- `rubric_items`: a case's own checklist (`rubric_items`: criterion, points, tags), checked
 - `pairs`: OLD and NEW joined on id (`judge pairwise`, `judge arena`)
 - `sampling`: `--sample` and `--limit`, chosen in one pass
 - `shard`: which cases one machine of many judges (`--shard`)

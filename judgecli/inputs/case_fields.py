@@ -11,9 +11,11 @@ from typing import Any
 
 from judgecli.errors import DatasetError
 from judgecli.inputs.conversation import Turn, TurnsError, parse_turns
+from judgecli.inputs.images import read_row_images
 from judgecli.inputs.rows import Format, RowSource
+from judgecli.inputs.rubric_items import RubricItemsError, parse_rubric_items
 from judgecli.inputs.tables import typed_cells
-from judgecli.inputs.tools import ToolsError, parse_tool_calls, parse_tools
+from judgecli.inputs.tools import ToolsError, parse_expected_tool_calls, parse_tools
 
 KNOWN_FIELDS = (
     "id",
@@ -25,11 +27,15 @@ KNOWN_FIELDS = (
     "messages",
     "tools",
     "expected_tool_calls",
+    "rubric_items",
 )
 TEXT_FIELDS = ("input", "output", "reference", "category")
 # Rubric fields (`requires`) a conversation's `messages` gives a case: the last user turn
-# before the answer graded, the answer, and the turns before it.
-FROM_MESSAGES = frozenset({"input", "output", "conversation"})
+# before the answer graded, the answer, the turns before it, and an agent's whole run and
+# the step graded in it.
+FROM_MESSAGES = frozenset({"input", "output", "conversation", "trajectory", "step"})
+# Of those, the fields that show turns: a case with an input shows it as one user turn.
+RUN_FIELDS = frozenset({"conversation", "trajectory", "step"})
 CASE_EXAMPLE = '{"id": "q1", "input": "What is 2+2?", "output": "4"}'
 """One case as a JSONL line, for hints."""
 
@@ -53,6 +59,7 @@ def case_values(
             values[name] = obj.pop(key)
     if source.format.text_cells:
         typed_cells(source, number, values, field_map)
+    read_row_images(source, number, values, field_map)
     case_id = values.pop("id", None)
     if case_id is None:
         case_id = f"{source.unit}-{number}"
@@ -68,6 +75,7 @@ def case_values(
     if "messages" in values:
         values["messages"] = conversation_turns(source, number, values)
     agent_fields(source, number, values)
+    checklist_items(source, number, values, field_map.get("rubric_items", "rubric_items"))
     context = values.get("context")
     if isinstance(context, str):
         values["context"] = [context]
@@ -99,7 +107,7 @@ def check_required(
     key = field_map.get(name, name)
     if values.get("messages") is not None and name in FROM_MESSAGES:
         return
-    if name == "conversation":
+    if name in RUN_FIELDS:
         if values.get("input") is None:
             raise source.error(
                 number,
@@ -115,11 +123,12 @@ def check_required(
             hint=f"the rubric requires {requires}; use --field {name}=COLUMN to map another name",
         )
     if values[name] is None:
-        raise source.error(
-            number,
-            f'"{key}" is null',
-            hint=f'write "" for an empty {name} (it is judged as given), or drop the case',
+        empty = (
+            "write [] when the task expects no tool call"
+            if name == "expected_tool_calls"
+            else f'write "" for an empty {name} (it is judged as given)'
         )
+        raise source.error(number, f'"{key}" is null', hint=f"{empty}, or drop the case")
 
 
 def not_text(source: RowSource, number: int, name: str, key: str, value: object) -> DatasetError:
@@ -157,7 +166,8 @@ def conversation_turns(source: RowSource, number: int, values: dict[str, Any]) -
             "the answers",
         )
     try:
-        return parse_turns(raw)
+        # A run of a case offered tools is an agent's, even one that made no call.
+        return parse_turns(raw, agent=values.get("tools") is not None)
     except TurnsError as err:
         raise source.error(number, err.problem, hint=err.hint) from None
 
@@ -170,8 +180,20 @@ def agent_fields(source: RowSource, number: int, values: dict[str, Any]) -> None
         if values.get("tools") is not None:
             values["tools"] = parse_tools(values["tools"])
         if values.get("expected_tool_calls") is not None:
-            values["expected_tool_calls"] = parse_tool_calls(
+            values["expected_tool_calls"] = parse_expected_tool_calls(
                 values["expected_tool_calls"], '"expected_tool_calls"'
             )
     except ToolsError as err:
+        raise source.error(number, err.problem, hint=err.hint) from None
+
+
+def checklist_items(source: RowSource, number: int, values: dict[str, Any], key: str) -> None:
+    """A case's checklist (`rubric_items`, `key` in the file) read in place (null as
+    absent), or DatasetError naming the row and the fix.
+    """
+    if values.get("rubric_items") is None:
+        return
+    try:
+        values["rubric_items"] = parse_rubric_items(values["rubric_items"], f'"{key}"')
+    except RubricItemsError as err:
         raise source.error(number, err.problem, hint=err.hint) from None

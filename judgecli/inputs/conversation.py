@@ -33,7 +33,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from judgecli.inputs.images import text_length
 from judgecli.inputs.rows import JsonlSource, RowSource
+from judgecli.inputs.shape_error import ShapeError
 from judgecli.inputs.tools import ToolCall, ToolsError, parse_tool_calls
 
 
@@ -71,22 +73,18 @@ CLOSING_ROLE_TAG = re.compile(
 )
 
 
-class TurnsError(ValueError):
+class TurnsError(ShapeError):
     """A `messages` value that is not a conversation; the message says what, the hint how."""
 
-    def __init__(self, problem: str, hint: str | None = None) -> None:
-        super().__init__(problem)
-        self.problem = problem
-        self.hint = hint
 
-
-def parse_turns(value: Any) -> list[Turn]:
+def parse_turns(value: Any, *, agent: bool = False) -> list[Turn]:
     """A case's `messages` value as turns, or TurnsError naming the first bad turn.
 
     Keys of a turn an export adds (`function_call: null`, `refusal`, an `index`) are
     ignored. An empty content is data (an empty answer is judged as given); a conversation
-    must end with the assistant's turn, the answer graded by default, or an agent's run
-    with a tool's result.
+    must end with the assistant's turn, the answer graded by default; an agent's run (turns
+    that call tools or carry their results, or any run of a case offered `tools`: `agent`)
+    may also end with a tool's result or with its user's closing turns.
     """
     shape = '[{"role": "user", "content": "..."}, {"role": "assistant", "content": "..."}]'
     if not isinstance(value, list):
@@ -97,9 +95,11 @@ def parse_turns(value: Any) -> list[Turn]:
     if not value:
         raise TurnsError('"messages" is empty', hint=f"write the conversation as {shape}")
     turns = [parse_turn(turn, f'"messages"[{i}]') for i, turn in enumerate(value)]
-    agent = any(t.role is Role.TOOL or t.tool_calls for t in turns)
-    # An agent's run may end on a tool result (the run stopped there): its answer is "".
-    if turns[-1].role is not Role.ASSISTANT and not (agent and turns[-1].role is Role.TOOL):
+    # An agent's run may end on a tool result (the run stopped there: its answer is ""), or
+    # on its user's closing turn (a simulated user's "###STOP###", as tau-bench writes).
+    if turns[-1].role is not Role.ASSISTANT and not (
+        (agent or agent_run(turns)) and turns[-1].role in (Role.TOOL, Role.USER)
+    ):
         raise TurnsError(
             f'"messages" must end with an assistant turn (the answer graded), '
             f"not a {turns[-1].role.value} turn",
@@ -183,11 +183,30 @@ def last_user_turn(turns: Sequence[Turn]) -> str:
     return next((t.content for t in reversed(turns) if t.role is Role.USER), "")
 
 
-def final_answer(turns: Sequence[Turn]) -> str:
-    """The answer a conversation ends with: its last turn's text when the assistant speaks
-    last; "" for an agent's run that ended on a tool's result.
+def agent_run(turns: Sequence[Turn]) -> bool:
+    """Whether a conversation is an agent's run: it calls a tool or carries a tool's result."""
+    return any(t.role is Role.TOOL or t.tool_calls for t in turns)
+
+
+def answer_index(turns: Sequence[Turn]) -> int | None:
+    """The index of the answer a conversation ends with: its last turn when the assistant
+    speaks last; of an agent's run that its user closed, the assistant turn before the
+    user's closing turns; None when the run ended on a tool's result (it has no answer).
     """
-    return turns[-1].content if turns and turns[-1].role is Role.ASSISTANT else ""
+    end = len(turns)
+    # Only an agent's run gets past parse_turns with closing user turns (a run that made no
+    # call, of a case offered tools, among them).
+    while end and turns[end - 1].role is Role.USER:
+        end -= 1
+    return end - 1 if end and turns[end - 1].role is Role.ASSISTANT else None
+
+
+def final_answer(turns: Sequence[Turn]) -> str:
+    """The text of the answer a conversation ends with (`answer_index`); "" for an agent's
+    run that ended on a tool's result.
+    """
+    at = answer_index(turns)
+    return turns[at].content if at is not None else ""
 
 
 def escape_tags(text: str) -> str:
@@ -229,8 +248,10 @@ def user_turns_digest(turns: Sequence[Turn]) -> bytes:
 
 
 def answers_length(turns: Sequence[Turn]) -> int:
-    """Characters of the assistant turns: the length of a conversation's answers."""
-    return sum(len(t.content) for t in turns if t.role is Role.ASSISTANT)
+    """Characters of the assistant turns: the length of a conversation's answers (an
+    image counts none).
+    """
+    return sum(text_length(t.content) for t in turns if t.role is Role.ASSISTANT)
 
 
 class MaybeConversation(Protocol):

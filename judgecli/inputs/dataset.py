@@ -21,22 +21,26 @@ from judgecli.inputs.case_fields import (
     CASE_EXAMPLE,
     FROM_MESSAGES,
     KNOWN_FIELDS,
+    RUN_FIELDS,
     case_values,
 )
 from judgecli.inputs.conversation import (
-    Role,
     Turn,
+    answer_index,
     answer_positions,
     final_answer,
     last_user_turn,
     render_turns,
 )
+from judgecli.inputs.images import ImageCases, ImagesShown, image_count
 from judgecli.inputs.jsonl import parse_object
 from judgecli.inputs.rows import DataPath, Format, JsonlSource, RowSource
+from judgecli.inputs.rubric_items import RubricItem, render_items
 from judgecli.inputs.sampling import SampleSize, Selector
 from judgecli.inputs.shard import Shard
 from judgecli.inputs.sources import open_rows
 from judgecli.inputs.tools import ToolCall
+from judgecli.inputs.trajectory import plain_run, render_step, render_trajectory
 
 T = TypeVar("T")
 
@@ -60,6 +64,9 @@ class Case(BaseModel):
     expected_tool_calls: list[ToolCall] | None = None
     """The tool calls the case expects the run to make (`[]`: none), for the deterministic
     check of the calls it made."""
+    rubric_items: list[RubricItem] | None = None
+    """The case's own checklist (inputs.rubric_items), graded item by item by a `checklist`
+    rubric."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     line: int = 0
     """Line (row) number in the source file (1-based), for messages."""
@@ -75,20 +82,41 @@ class Case(BaseModel):
             if self.context is None:
                 return None
             return "\n\n".join(f"[{i}] {p}" for i, p in enumerate(self.context, start=1))
-        if self.messages is not None and name in FROM_MESSAGES:
-            # The turns before the answer graded; a run that ended on a tool's result has
-            # no answer, and all of it came before.
-            ended = self.messages[-1].role is Role.ASSISTANT
-            before = self.messages[:-1] if ended else self.messages
-            if name == "conversation":
-                return render_turns(before)
-            return last_user_turn(before) if name == "input" else final_answer(self.messages)
-        if name == "conversation":
-            if self.input is None:
+        if name == "rubric_items":
+            return None if self.rubric_items is None else render_items(self.rubric_items)
+        if name in RUN_FIELDS:
+            turns = self.field_turns(name)
+            if turns is None:
                 return None
-            return render_turns([Turn(role=Role.USER, content=self.input)])
+            if name == "trajectory":
+                return render_trajectory(turns, self.tools)
+            return render_step(turns) if name == "step" else render_turns(turns)
+        if self.messages is not None and name in FROM_MESSAGES:
+            turns = self.field_turns("conversation") or []
+            return last_user_turn(turns) if name == "input" else final_answer(self.messages)
         value = getattr(self, name)
         return value if value is None else str(value)
+
+    @property
+    def images_shown(self) -> int:
+        """How many images the case shows (its fields' and turns' parts: inputs.images)."""
+        turns = [turn.content for turn in self.messages or []]
+        return sum(image_count(text) for text in [self.input, self.output, self.reference, *turns])
+
+    def field_turns(self, name: str) -> list[Turn] | None:
+        """The turns `{conversation}` (those before the answer graded) or `{trajectory}` and
+        `{step}` (the whole run) show; a case with an input is a run of one user turn (and
+        its answer); None for a case with neither.
+        """
+        if self.messages is None:
+            if self.input is None:
+                return None
+            return plain_run(self.input, None if name == "conversation" else self.output)
+        if name != "conversation":
+            return list(self.messages)
+        # A run that ended on a tool's result has no answer: all of it came before.
+        at = answer_index(self.messages)
+        return self.messages[:at] if at is not None else list(self.messages)
 
     def answer_turns(self) -> list[Case]:
         """A conversation as one case per assistant turn, each ending at that turn (what
@@ -112,6 +140,8 @@ class DatasetScan:
     total: int
     """Valid cases in the file, before --limit/--sample."""
     warnings: list[str] = field(default_factory=list)
+    images: ImagesShown | None = None
+    """The selected cases that show images (a vision judge is needed), if any."""
 
     @property
     def path(self) -> Path:
@@ -192,12 +222,17 @@ class EmptyFields:
         self._names = names
         self._field_map = field_map
         self._lines: dict[str, list[int]] = {name: [] for name in names}
+        self._unanswered: list[int] = []
 
     def note(self, case: Case) -> None:
         """Record the case's empty fields."""
         for name in self._names:
             if is_blank(case, name):
-                self._lines[name].append(case.line)
+                # An agent's run that stopped on a tool result has no answer, by its nature.
+                stopped = case.messages is not None and answer_index(case.messages) is None
+                (self._unanswered if stopped and name == "output" else self._lines[name]).append(
+                    case.line
+                )
 
     def warnings(self, selected: Iterable[int]) -> list[str]:
         """`path: 3 cases have an empty "output" (judged as given)`, for the selected lines."""
@@ -209,6 +244,12 @@ class EmptyFields:
                 key = self._field_map.get(name, name)
                 verb = "case has" if count == 1 else "cases have"
                 found.append(f'{self._name}: {count} {verb} an empty "{key}" (judged as given)')
+        stopped = sum(line in chosen for line in self._unanswered)
+        if stopped:
+            found.append(
+                f"{self._name}: {stopped} agent run(s) ended on a tool result, with no final "
+                "answer (judged as given)"
+            )
         return found
 
 
@@ -233,12 +274,14 @@ def scan_dataset(
     first_line: dict[str, int] = {}
     selector: Selector[int] = Selector(limit=limit, sample=sample, seed=seed)
     empty = EmptyFields(source.name, requires, field_map)
+    shown = ImageCases()
     derived = 0
     for row in source.rows():
         case = case_from(source, row.number, row.fields, field_map=field_map, requires=requires)
         check_unique(source, case, first_line)
         derived += case.id == f"{source.unit}-{row.number}" and "id" not in field_map
         empty.note(case)
+        shown.note(case.images_shown, row.number, f"{source.name}:{row.number}")
         if only is None or case.id in only:
             selector.offer(row.number)
     if not first_line:
@@ -256,6 +299,7 @@ def scan_dataset(
         lines=lines,
         total=len(first_line),
         warnings=warnings + empty.warnings(lines),
+        images=shown.shown(lines),
     )
 
 
@@ -263,6 +307,13 @@ def no_cases(source: RowSource) -> DatasetError:
     """A dataset without a case (empty, only blank lines, or a table's header alone)."""
     if source.format is Format.HUB:
         return source.error(None, "no cases (the split is empty)", hint="name another split")
+    if source.format is Format.OTEL:
+        return source.error(
+            None,
+            "no cases: no trace has a GenAI span (a gen_ai.* attribute)",
+            hint="export the traces of an instrumented agent (docs/agents.md, "
+            '"OpenTelemetry traces")',
+        )
     if source.format.text_cells:
         sep = "\t" if source.format is Format.TSV else ","
         hint = (
@@ -316,11 +367,13 @@ def scan_labelled_cases(
     source = open_cases(path)
     first: dict[str, Case] = {}
     empty = EmptyFields(source.name, requires, field_map)
+    shown = ImageCases()
     for row in source.rows():
         case = case_from(source, row.number, row.fields, field_map=field_map, requires=requires)
         seen = first.setdefault(case.id, case)
         if seen is case:
             empty.note(case)
+            shown.note(case.images_shown, row.number, f"{source.name}:{row.number}")
         fields = ("input", "output", "reference", "context", "messages")
         if seen is not case and any(getattr(seen, f) != getattr(case, f) for f in fields):
             raise source.error(
@@ -331,7 +384,13 @@ def scan_labelled_cases(
     if not first:
         raise no_cases(source)
     lines = sorted(c.line for c in first.values())
-    return DatasetScan(source=source, lines=lines, total=len(lines), warnings=empty.warnings(lines))
+    return DatasetScan(
+        source=source,
+        lines=lines,
+        total=len(lines),
+        warnings=empty.warnings(lines),
+        images=shown.shown(lines),
+    )
 
 
 def case_ids(path: DataPath | RowSource, field_map: Mapping[str, str]) -> list[str]:

@@ -5,6 +5,9 @@ each row is (rows.Row.at), not the texts: pairs are read back one at a time whil
 runner works.
 The two sides of a pair answer the same input; of a conversation (`messages`), the same
 user turns (the system prompt and the assistant turns are what a new version may change).
+Agents' runs are the exception: when a simulated user drives them (tau-bench), each version
+meets its own user, whose turns answer the agent's, so their user turns differ by design.
+Such pairs are judged, with a warning naming them, rather than refused.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from judgecli.inputs.dataset import (
     no_cases,
     open_cases,
 )
+from judgecli.inputs.images import ImageCases, ImagesShown
 from judgecli.inputs.rows import DataPath, RowSource
 from judgecli.inputs.sampling import SampleSize, Selector
 from judgecli.inputs.shard import Shard
+from judgecli.inputs.trajectory import agent_run_case
 
 # How many ids an error or warning names before "and N more".
 SHOWN_IDS = 5
@@ -77,6 +82,8 @@ class PairScan:
     only_old: list[str] = field(default_factory=list)
     only_new: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    images: ImagesShown | None = None
+    """The selected pairs that show images (a vision judge is needed), if any."""
 
     @property
     def old_path(self) -> Path:
@@ -133,6 +140,22 @@ class Indexed:
     input: bytes
     output: bytes
     conversation: bool
+    agent: bool
+    """An agent's run (tool calls or results): its user turns may differ from OLD's."""
+    images: bool = False
+    """It shows images (a vision judge is needed)."""
+
+
+def agent_case(case: Case) -> bool:
+    """Whether a case is an agent's run: its turns call tools or carry their results, or it
+    was offered `tools` (a run that made no call is a run too).
+    """
+    return case.messages is not None and agent_run_case(case.messages, case.tools)
+
+
+def runs(new: Indexed, old: Case) -> bool:
+    """Whether both sides of a pair are agents' runs (their user turns may differ)."""
+    return new.agent and agent_case(old)
 
 
 def index_new(
@@ -153,6 +176,8 @@ def index_new(
             input_digest(case),
             output_digest(case),
             conversation=case.messages is not None,
+            agent=agent_case(case),
+            images=case.images_shown > 0,
         )
     if not index:
         raise no_cases(new)
@@ -185,7 +210,9 @@ def scan_pairs(
     only_old: list[str] = []
     differing: list[str] = []
     differing_turns: list[str] = []
+    differing_runs: list[str] = []
     same_output = 0
+    shown = ImageCases()
     for row in old.rows():
         case = case_from(old, row.number, row.fields, field_map=field_map, requires=requires)
         check_unique(old, case, seen)
@@ -193,13 +220,18 @@ def scan_pairs(
         match = new_index.pop(case.id, None)
         if match is None:
             only_old.append(case.id)
-        elif match.input != input_digest(case):
+        elif match.input != input_digest(case) and not runs(match, case):
             conversation = match.conversation or case.messages is not None
             (differing_turns if conversation else differing).append(case.id)
         else:
+            if match.input != input_digest(case):
+                differing_runs.append(case.id)
             same_output += match.output == output_digest(case)
             if only is None or case.id in only:
                 selector.offer((Located(row.number, row.at), match.at))
+            if case.images_shown or match.images:
+                side = (old, row.number) if case.images_shown else (new, match.at.line)
+                shown.note(1, row.number, f"{side[0].name}:{side[1]}")
     if not seen:
         raise no_cases(old)
     if differing:
@@ -217,6 +249,13 @@ def scan_pairs(
         )
     only_new = list(new_index)
     warnings = []
+    if differing_runs:
+        warnings.append(
+            f"the user turns differ from {old.name} for {len(differing_runs)} agent "
+            f"run(s) ({named(differing_runs)}): judged anyway, as runs a simulated user drives "
+            "differ by design; each side is shown with its own user turns, so the comparison "
+            "is of the runs, not of answers to the same turns"
+        )
     if only_old or only_new:
         problem = unmatched(only_old, old.name, only_new, new.name)
         if not allow_partial:
@@ -258,6 +297,7 @@ def scan_pairs(
         only_old=only_old,
         only_new=only_new,
         warnings=warnings,
+        images=shown.shown(p[0].line for p in pairs),
     )
 
 

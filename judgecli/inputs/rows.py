@@ -9,6 +9,8 @@ its reader (docs/usage.md, "CSV, Parquet and Hugging Face datasets"):
   `judgecli[parquet]` extra);
 * `hf://owner/name[/config][@revision][:split]`: a Hugging Face dataset, streamed (hub.py,
   the `datasets` library: the `judgecli[hf]` extra);
+* `.otel.json` or `.otlp.json` (also `.jsonl`): an OpenTelemetry export of GenAI spans, one
+  case per trace (otel.py);
 * anything else: JSON Lines (jsonl.py).
 
 Every source yields `Row`s: the number a message names the row by (a JSONL line, a CSV
@@ -47,6 +49,7 @@ class Format(StrEnum):
     TSV = "tsv"
     PARQUET = "parquet"
     HUB = "hf"
+    OTEL = "otel"
 
     @property
     def text_cells(self) -> bool:
@@ -56,6 +59,8 @@ class Format(StrEnum):
         return self in (Format.CSV, Format.TSV)
 
 
+OTEL_SUFFIXES = (".otel.json", ".otlp.json", ".otel.jsonl", ".otlp.jsonl")
+"""The names of OpenTelemetry exports of GenAI spans (otel.py)."""
 SUFFIXES = {
     ".csv": Format.CSV,
     ".tsv": Format.TSV,
@@ -159,6 +164,8 @@ def format_of(path: DataPath) -> Format:
     """The format a dataset's name says it has."""
     if hub_text(path):
         return Format.HUB
+    if Path(path).name.lower().endswith(OTEL_SUFFIXES):
+        return Format.OTEL
     return SUFFIXES.get(Path(path).suffix.lower(), Format.JSONL)
 
 

@@ -27,12 +27,16 @@ KEY_HINTS = {
     "criteria": "e.g. criteria: [{name: accuracy, weight: 2}, {name: clarity}]: names are "
     "unique words, weights above 0",
     "requires": "requires lists case fields: input, output, reference, context, category, "
-    "conversation",
+    "conversation, trajectory, step; expected_tool_calls for the tool-call check",
     "prompt": "prompt: {system: ..., user: ...}; the user message names case fields in braces "
     "({input}, {output}, pairwise {output_a} and {output_b}) and writes {{ and }} for a brace",
     "judge": "e.g. judge: {model: openai/gpt-4o-mini, temperature: 0, max_tokens: 1024}",
     "turns": "turns: last (grade the conversation's last answer) or each (every answer)",
-    "aggregate": "with turns: each, aggregate: mean (pointwise) or majority (binary)",
+    "steps": "steps: final (grade an agent's run as a whole) or each (every tool call in its "
+    "context)",
+    "aggregate": "with turns: each or steps: each, aggregate: mean or min",
+    "tool_calls": "e.g. tool_calls: {match: exact, order: any}: match exact or subset, order "
+    "any or strict, and with a prompt judge: unchecked, extra or all (docs/tool-calls.md)",
     "extends": "extends: the name or path of the rubric this one builds on",
 }
 

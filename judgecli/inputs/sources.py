@@ -8,6 +8,7 @@ from pathlib import Path
 
 from judgecli.inputs.hub import HubSource
 from judgecli.inputs.jsonl import ANY_EXAMPLE
+from judgecli.inputs.otel import OtelSource
 from judgecli.inputs.rows import DataPath, Format, JsonlSource, RowSource, format_of, hub_text
 from judgecli.inputs.tables import CsvSource, ParquetSource
 
@@ -29,4 +30,6 @@ def open_rows(
         return JsonlSource(file, example=example)
     if kind is Format.PARQUET:
         return ParquetSource(file, seekable=seekable)
+    if kind is Format.OTEL:
+        return OtelSource(file, seekable=seekable)
     return CsvSource(file, delimiter="\t" if kind is Format.TSV else ",")

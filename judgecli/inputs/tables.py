@@ -175,10 +175,10 @@ def typed_cells(
     """A table row's list fields read from their text, in place: `context` from a JSON
     array of strings when its cell holds one (else the text is one passage), `messages`
     from JSON (an empty cell: no conversation; beside a conversation, empty `input` and
-    `output` cells are no fields), and an agent's `tools` and `expected_tool_calls` from JSON
-    (an empty cell: none given).
+    `output` cells are no fields), and an agent's `tools` and `expected_tool_calls` and a
+    checklist's `rubric_items` from JSON (an empty cell: none given).
     """
-    for name in ("tools", "expected_tool_calls"):
+    for name in ("tools", "expected_tool_calls", "rubric_items"):
         cell = values.get(name)
         if isinstance(cell, str):
             values[name] = json_cell(source, number, field_map.get(name, name), cell)

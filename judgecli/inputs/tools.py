@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from judgecli.inputs.shape_error import ShapeError
+
 CALL_SHAPE = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
 OPENAI_CALL_SHAPE = (
     '{"id": "call_1", "type": "function", '
@@ -27,13 +29,8 @@ OPENAI_CALL_SHAPE = (
 )
 
 
-class ToolsError(ValueError):
+class ToolsError(ShapeError):
     """A tool call or tool list that cannot be read; the message says what, the hint how."""
-
-    def __init__(self, problem: str, hint: str | None = None) -> None:
-        super().__init__(problem)
-        self.problem = problem
-        self.hint = hint
 
 
 class ToolCall(BaseModel):
@@ -49,6 +46,10 @@ class ToolCall(BaseModel):
     """The arguments as the export wrote them, when it wrote text (OpenAI's format)."""
     id: str | None = None
     """The call's id (OpenAI's `call_…`), which a tool turn's `tool_call_id` answers."""
+    argument_schemas: dict[str, Any] | None = None
+    """An expected call: a JSON Schema per argument, which the value of that argument in
+    the call made must validate against (instead of equalling a value given in
+    `arguments`); docs/tool-calls.md."""
 
     def render(self) -> str:
         """The call as a judge reads it: `name(arguments as compact JSON)`."""
@@ -111,6 +112,69 @@ def parse_tool_calls(value: Any, where: str) -> list[ToolCall]:
             hint=f"write it as [{CALL_SHAPE}]",
         )
     return [parse_tool_call(call, f"{where}[{i}]") for i, call in enumerate(value)]
+
+
+SCHEMA_SHAPE = (
+    '{"name": "search", "arguments": {"limit": 5}, '
+    '"argument_schemas": {"query": {"type": "string", "pattern": "(?i)paris"}}}'
+)
+
+
+def parse_expected_tool_calls(value: Any, where: str) -> list[ToolCall]:
+    """The calls a case expects: calls as `parse_tool_calls` reads them, each optionally
+    with `argument_schemas`, a JSON Schema per argument (checked here to be one, so a
+    broken schema is bad input, not a miss).
+    """
+    if not isinstance(value, list):
+        return parse_tool_calls(value, where)
+    calls = []
+    for i, raw in enumerate(value):
+        call = parse_tool_call(raw, f"{where}[{i}]")
+        schemas = raw.get("argument_schemas") if isinstance(raw, dict) else None
+        if schemas is not None:
+            check_argument_schemas(call, schemas, f"{where}[{i}].argument_schemas")
+            call = call.model_copy(update={"argument_schemas": schemas})
+        calls.append(call)
+    return calls
+
+
+def check_argument_schemas(call: ToolCall, schemas: Any, where: str) -> None:
+    """ToolsError unless `schemas` maps argument names to valid JSON Schemas (draft 2020-12
+    unless a schema's `$schema` says otherwise) of arguments not also given a value.
+    """
+    if not isinstance(schemas, dict):
+        raise ToolsError(
+            f"{where} must map argument names to JSON Schemas, got {type(schemas).__name__}",
+            hint=f"write an expected call as {SCHEMA_SHAPE}",
+        )
+    if call.arguments is not None and not isinstance(call.arguments, dict):
+        raise ToolsError(
+            f"{where}: the call's arguments must be an object to add schemas to",
+            hint=f"write an expected call as {SCHEMA_SHAPE}",
+        )
+    both = sorted(set(schemas) & set(call.arguments or {}))
+    if both:
+        raise ToolsError(
+            f"{where}: {', '.join(both)} has both a value (arguments) and a schema",
+            hint="give each argument a value to equal or a schema to validate against, not both",
+        )
+    # Only a dataset with schemas pays for importing jsonschema.
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import validator_for
+
+    for name, schema in schemas.items():
+        if not isinstance(schema, dict | bool):
+            raise ToolsError(
+                f"{where}.{name} must be a JSON Schema (an object), got {type(schema).__name__}",
+                hint='e.g. {"type": "string", "pattern": "(?i)paris"}',
+            )
+        try:
+            validator_for(schema).check_schema(schema)
+        except SchemaError as err:
+            raise ToolsError(
+                f"{where}.{name} is not a valid JSON Schema: {err.message}",
+                hint="see https://json-schema.org/understanding-json-schema/ for the keywords",
+            ) from None
 
 
 def parse_tools(value: Any) -> list[dict[str, Any]]:

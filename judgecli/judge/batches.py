@@ -258,7 +258,13 @@ def worst_case_cost(
         if price is None:
             continue
         try:
-            prompt = int(litellm.token_counter(model=request.model, messages=request.messages))
+            prompt = int(
+                litellm.token_counter(
+                    model=request.model,
+                    messages=request.messages,
+                    use_default_image_token_count=True,  # no download of an http(s) image
+                )
+            )
         except Exception:  # noqa: BLE001 - an estimate
             prompt = sum(len(m.get("content", "")) for m in request.messages) // 4
         worst += price.cost(prompt, request.max_tokens or 0)

@@ -41,12 +41,17 @@ class CachedJudge:
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         """A cached reply, else the real client's."""
+        stored = self.recall(request)
+        return stored if stored is not None else await self.client.complete(request)
+
+    def recall(self, request: JudgeRequest) -> JudgeReply | None:
+        """The cached reply to this request, else None (nothing is sent)."""
         stored = self._cache.get(self.key(request))
-        if stored is not None:
-            reply = JudgeReply.model_validate_json(stored)
-            # Nothing was sent: this run spent no tokens, money or time on it.
-            return JudgeReply(text=reply.text, attempts=0, cached=True, logprobs=reply.logprobs)
-        return await self.client.complete(request)
+        if stored is None:
+            return None
+        reply = JudgeReply.model_validate_json(stored)
+        # Nothing was sent: this run spent no tokens, money or time on it.
+        return JudgeReply(text=reply.text, attempts=0, cached=True, logprobs=reply.logprobs)
 
     def remember(self, request: JudgeRequest, reply: JudgeReply) -> None:
         """Keep a reply that parsed into a valid verdict."""

@@ -319,8 +319,14 @@ class LiteLLMClient:
     def _estimate_tokens(self, request: JudgeRequest) -> int:
         # For the TPM limiter and the budget: the prompt's tokens plus the most the reply may use.
         try:
+            # An image is counted at LiteLLM's default: its exact count for detail "high"
+            # would download an http(s) image from this process (issue 32).
             prompt = int(
-                self._litellm.token_counter(model=request.model, messages=request.messages)
+                self._litellm.token_counter(
+                    model=request.model,
+                    messages=request.messages,
+                    use_default_image_token_count=True,
+                )
             )
         except Exception:  # noqa: BLE001 - an estimate; fall back to ~4 characters a token
             prompt = sum(len(m.get("content", "")) for m in request.messages) // 4

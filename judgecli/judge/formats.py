@@ -55,11 +55,15 @@ REASONING_MAX_CHARS = 600
 
 
 def grammar_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The verdict schema with bounded free-text fields, for grammar-based decoders."""
+    """The verdict schema with bounded free-text fields, for grammar-based decoders (those
+    of nested objects too: a checklist's items asked at once each have their reasoning).
+    """
     props = {
         name: (
             {**spec, "maxLength": REASONING_MAX_CHARS}
             if spec.get("type") == "string" and "enum" not in spec
+            else grammar_schema(spec)
+            if spec.get("type") == "object"
             else spec
         )
         for name, spec in schema.get("properties", {}).items()

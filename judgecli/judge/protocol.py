@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -21,7 +21,8 @@ from judgecli.usage import Metered
 if TYPE_CHECKING:
     from _hashlib import HASH
 
-Message = dict[str, str]
+Message = dict[str, Any]
+"""A chat message: its role, and its content (a string, or text and image parts)."""
 
 
 class JudgeRequest(BaseModel):
@@ -182,4 +183,16 @@ class JudgeClient(Protocol):
 
     def remember(self, request: JudgeRequest, reply: JudgeReply) -> None:
         """The reply parsed into a valid verdict: a cache may keep it."""
+        ...
+
+
+@runtime_checkable
+class Recalling(Protocol):
+    """A judge client that can say, without asking, what it already holds for a request
+    (the reply cache). A checklist whose items are asked at once recalls each item's
+    verdict first, so that only the items it does not hold are asked (grading.checklist).
+    """
+
+    def recall(self, request: JudgeRequest) -> JudgeReply | None:
+        """The reply kept for this request (cached=True, nothing paid), else None."""
         ...

@@ -22,6 +22,7 @@ from types import ModuleType
 
 from judgecli.errors import ConfigError
 from judgecli.gc_pause import gc_paused
+from judgecli.inputs.images import ImagesShown
 from judgecli.settings.judges import ModelSettings, Price
 
 
@@ -145,6 +146,38 @@ def check_prices(models: list[ModelSettings]) -> None:
         litellm = import_litellm()
         for settings in unpriced:
             required_price(litellm, settings)
+
+
+def check_vision(models: list[ModelSettings], shown: ImagesShown) -> None:
+    """Cases that show images (`shown`): ConfigError (exit 2, before any call) when LiteLLM's
+    model map says a judge cannot see them. A model the map does not know (a local
+    server's name behind --api-base, `openai/NAME`) is not refused: nothing says it cannot.
+    """
+    litellm = import_litellm()
+    blind = [settings.name for settings in models if sees_images(litellm, settings.name) is False]
+    if blind:
+        cases = "a case shows" if shown.count == 1 else f"{shown.count} cases show"
+        raise ConfigError(
+            f"{cases} images (the first: {shown.first}), and LiteLLM's model map says "
+            f"{' and '.join(blind)} cannot see images",
+            hint="judge them with a vision model (e.g. --model gpt-4o-mini); a model the "
+            "map has wrong can be reached as --model openai/NAME --api-base URL",
+        )
+
+
+def sees_images(litellm: ModuleType, model: str) -> bool | None:
+    """Whether LiteLLM's model map says the model sees images; None when the map does not
+    know the model, or knows only what judge filed for it (register_unpriced).
+    """
+    if model in registered_unpriced:
+        return None
+    try:
+        litellm.get_model_info(model)
+    except Exception:  # noqa: BLE001 - LiteLLM raises several types for "not mapped"
+        return None
+    # True only where the map's entry says so: an entry without the key is a model that
+    # takes text only (gpt-3.5-turbo, o1-mini, deepseek-chat).
+    return bool(litellm.supports_vision(model=model))
 
 
 def check_endpoints(models: list[ModelSettings], *, priced: bool) -> None:

@@ -7,10 +7,13 @@ They return text; the store writes it.
 - `cascade`: the tiered run's tables (--screen)
 - `length_control`: the length-controlled win rate's rows in a pairwise report
 - `arena_length`: an arena's length-controlled win rates, a table of its report
+- `checklist`: a checklist run's score, its tags, and each case's items met or not
 - `stability`: the judge's agreement with itself over K asks of each case (--repeats)
+- `tool_calls`: the tool-call check's numbers, each case's matched, missed and extra calls
 - `html`: report.html, one self-contained page
 - `figures`: report.html's charts of each command's numbers
 - `html_cases`, `html_calls`: report.html's table of every case, and each case's judge calls
+- `images`: thumbnails of the images a case showed the judge, in its case view
 - `html_flips`: a drift page's searchable table of the flipped cases
 - `svg`, `charts`, `bars`, `forest`: the inline SVG charts
 - `escape`: the HTML, SVG and XML escapes, table-driven

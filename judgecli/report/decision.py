@@ -19,7 +19,13 @@ CORRECTION_TEXT = {
     "bh": "Benjamini–Hochberg-adjusted (--fdr: expected share of false marks ≤ {alpha:.0%})",
 }
 
-RATES = (GateMetric.WIN_RATE, GateMetric.PASS_RATE, GateMetric.STABILITY, GateMetric.PASS_K)
+RATES = (
+    GateMetric.WIN_RATE,
+    GateMetric.PASS_RATE,
+    GateMetric.STABILITY,
+    GateMetric.PASS_K,
+    GateMetric.CHECKLIST_SCORE,
+)
 
 VERDICT_CLASS = {
     GateOutcome.PASSED: "pass",

@@ -12,11 +12,14 @@ from collections.abc import Sequence
 
 from judgecli.report import svg
 from judgecli.report.cells import Section, heading
+from judgecli.report.checklist import items_html
 from judgecli.report.decision import VERDICT_CLASS
 from judgecli.report.escape import esc
 from judgecli.report.figures import command_figures, stability_figures
 from judgecli.report.html_cases import case_table, case_text_html, verdict_text
+from judgecli.report.images import THUMBNAIL_CSS
 from judgecli.report.markdown import gate_note, headline, sections, title_of
+from judgecli.report.tool_calls import NO_JUDGE, case_calls_html
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.summary.run import RunSummary
 from judgecli.summary.score import ScoreSummary
@@ -106,7 +109,7 @@ def page(title: str, body: Sequence[str], *, script: str = "") -> str:
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{esc(title)}</title><style>{svg.CHART_CSS}{PAGE_CSS}</style></head>"
+        f"<title>{esc(title)}</title><style>{svg.CHART_CSS}{PAGE_CSS}{THUMBNAIL_CSS}</style></head>"
         f"<body><main>{''.join(body)}</main>{tail}</body></html>\n"
     )
 
@@ -126,7 +129,7 @@ def header(s: RunSummary) -> str:
     state = "" if s.gate is None else VERDICT_CLASS[s.gate.outcome]
     if s.incomplete is not None:
         state = "incomplete"
-    judges = ", ".join(f"<code>{esc(m)}</code>" for m in s.models)
+    judges = ", ".join(f"<code>{esc(m)}</code>" for m in s.models) or esc(NO_JUDGE)
     note = f'<p class="note">{esc(n)}</p>' if (n := gate_note(s)) else ""
     return (
         f'<header><h1>{esc(title_of(s))}</h1><p class="headline {state}">{esc(headline(s))}'
@@ -181,12 +184,13 @@ def worst_cases(results: Sequence[CaseResult]) -> str:
         return ""
     items = []
     for r in worst:
-        notes = "".join(
+        notes = items_html(r) or "".join(
             f"<p><code>{esc(j.model)}</code> {esc(j.verdict.reasoning)} "
             f"<em>{esc(j.verdict.feedback or '')}</em></p>"
             for j in r.judgements
             if j.verdict is not None
         )
+        notes += case_calls_html(r)
         title = " · ".join([r.id, verdict_text(r), r.category or ""]).strip(" ·")
         text = (
             f"<details><summary>the case</summary>{case_text_html(r)}</details>" if r.case else ""

@@ -13,9 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from judgecli.report.cells import NA, fmt, money
+from judgecli.report.checklist import items_html
 from judgecli.report.escape import esc
 from judgecli.report.html_calls import judgements_html, repeats_html, stability_cell
+from judgecli.report.images import thumbnails_html
 from judgecli.report.stability import spread_text
+from judgecli.report.tool_calls import case_calls_html
 from judgecli.result import CaseResult, CaseStatus, Winner, natural_key
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.pairwise import PairwiseSummary
@@ -58,9 +61,10 @@ def capped(text: str, limit: int = CASE_LIMIT) -> str:
 def case_text_html(r: CaseResult, pair: tuple[str, str] | None = None) -> str:
     """What the judge was shown (CaseResult.case), field by field, escaped and capped;
     nothing for runs made before results held it. `pair`: the names of the OLD and NEW
-    answers' systems (an arena's), for their headings.
+    answers' systems (an arena's), for their headings. The images it showed follow, as
+    thumbnails (report.images).
     """
-    return case_fields_html(r.case, pair)
+    return case_fields_html(r.case, pair) + thumbnails_html(r.images)
 
 
 def case_fields_html(case: Mapping[str, str], pair: tuple[str, str] | None = None) -> str:
@@ -156,6 +160,8 @@ def case_row(r: CaseResult, shape: TableShape, *, columns: int) -> str:
     if r.agrees is False:
         extra.append('<p class="disagrees">the judge disagrees with the human label</p>')
     extra.append(case_text_html(r, shape.pair(r) if shape.systems is not None else None))
+    extra.append(case_calls_html(r))
+    extra.append(items_html(r))
     if r.lengths:
         old, new = shape.pair(r)
         extra.append(
@@ -179,6 +185,8 @@ def case_row(r: CaseResult, shape: TableShape, *, columns: int) -> str:
     what = f"{n} judgement{'' if n == 1 else 's'}"
     if r.repeats:
         what += f" in {len(r.repeats)} repeats"
+    if r.tool_calls is not None and r.tool_calls.decided:
+        what = "the tool calls checked (no judge asked)"
     row = "</td><td>".join(cells)
     stable = f' data-stable="{yes_no(r.stable)}"' if shape.repeated else ""
     return (

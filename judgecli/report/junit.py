@@ -4,7 +4,11 @@ One `<testcase>` per case, so a CI's test view lists the cases NEW lost or that 
 rubric's bar, with the judge's reasoning as the failure text:
 
 * score/binary: `passed` True → pass; False → `<failure>`; None (no pass mark) → pass, the
-  verdict in `<system-out>`.
+  verdict in `<system-out>`. A checklist case below its rubric's pass_at fails the same
+  way, its items (met or not, each with the judge's reasoning) as the failure's text. A case
+  whose tool calls were checked (a rubric's `tool_calls`) lists its missed and extra calls
+  first; when the check decided it, a miss or an extra call fails it
+  (`tool calls: 1 missed, 1 extra`), as the judge's verdict would.
 * pairwise: NEW wins or ties → pass; OLD wins → `<failure>` with every judge's reasoning in
   every order; no verdict (the flip policy "drop" left it out of the win rate) → `<skipped>`.
 * calibrate: the answers are not under test, the judge is, and one disagreement with a
@@ -31,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from judgecli.grading.debias import to_winner
+from judgecli.report.checklist import items_text
 from judgecli.report.decision import metric_name
 from judgecli.report.junit_xml import (
     Ending,
@@ -43,6 +48,7 @@ from judgecli.report.junit_xml import (
     number,
 )
 from judgecli.report.stability import repeats_text
+from judgecli.report.tool_calls import junit_message, junit_text
 from judgecli.result import CaseResult, CaseStatus, Judgement, Winner
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.gate_records import GateCheck, GateOn, GateResult
@@ -116,13 +122,21 @@ def error_ending(result: CaseResult) -> Ending:
 
 def pointwise_ending(result: CaseResult) -> Ending:
     """Score and binary rubrics: the rubric's bar decides."""
+    # A checklist's verdicts are its items: each met or not, with its reasoning.
+    detail = items_text(result) if result.items is not None else reasoning(result.judgements)
+    # A checked case's calls (matched, missed, extra) come first: what decided it, or what
+    # stands beside the judge's verdict.
+    calls = junit_text(result)
+    if calls is not None:
+        detail = f"{calls}\n\n{detail}" if detail else calls
     if result.passed is False:
-        return Ending(Outcome.FAILURE, below_bar(result), "NotPassed", reasoning(result.judgements))
+        message = junit_message(result) or below_bar(result)
+        return Ending(Outcome.FAILURE, message, "NotPassed", detail)
     if result.passed is None:
         # No pass mark: nothing to fail, but the grade is what the reader came for.
-        detail = reasoning(result.judgements)
         return Ending(out=f"{verdict_line(result, pairwise=False)}\n\n{detail}")
-    return Ending(out=verdict_line(result, pairwise=False))
+    line = verdict_line(result, pairwise=False)
+    return Ending(out=line if calls is None else f"{line}\n\n{calls}")
 
 
 def pairwise_ending(result: CaseResult) -> Ending:

@@ -12,6 +12,7 @@ from typing import assert_never
 
 from rich.table import Table
 
+from judgecli.grading.elision import CHARS_PER_TOKEN
 from judgecli.report.calibrate import calibrate_line, calibrate_sections
 from judgecli.report.cascade import cascade_sections
 from judgecli.report.cells import (
@@ -27,6 +28,7 @@ from judgecli.report.cells import (
     reason_for,
     rich_table,
 )
+from judgecli.report.checklist import checklist_rows, items_section, tag_section
 from judgecli.report.decision import (
     calls_legend,
     decision_sections,
@@ -39,7 +41,9 @@ from judgecli.report.decision import (
 from judgecli.report.length_control import length_control_note, length_control_rows
 from judgecli.report.refine import refine_line, refine_sections
 from judgecli.report.stability import stability_sections
+from judgecli.report.tool_calls import NO_JUDGE, tool_call_sections, tool_calls_line
 from judgecli.report.weighted import adjusted_win_rates, weighted_pass_rate
+from judgecli.result import CaseResult
 from judgecli.summary.calibrate import CalibrateSummary
 from judgecli.summary.facts import Usage
 from judgecli.summary.pairwise import PairwiseSummary
@@ -107,6 +111,12 @@ def score_line(s: ScoreSummary) -> str:
         parts.append(f"mean {fmt(s.mean)}" + ("" if interval == NA else f" {interval}"))
     if s.pass_rate is not None:
         parts.append(f"pass rate {fmt_pct(s.pass_rate)} {fmt_ci(s.pass_rate_ci, pct=True)}")
+    if calls := tool_calls_line(s):
+        parts.append(calls)
+    if s.checklist_score is not None:
+        interval = fmt_ci(s.checklist_score_ci, pct=True)
+        shown = "" if interval == NA else f" {interval}"
+        parts.append(f"checklist score {fmt_pct(s.checklist_score)}{shown}")
     return ", ".join(parts)
 
 
@@ -143,7 +153,8 @@ def score_sections(s: ScoreSummary) -> list[Section]:
         rows.append(("pass rate", fmt_pct(s.pass_rate), fmt_ci(s.pass_rate_ci, pct=True)))
         rows += weighted_pass_rate(s)
     rows += [(f"choice {choice}", str(n), "") for choice, n in (s.choices or {}).items()]
-    sections = [Section("result", ["measure", "value", "95% CI"], rows)]
+    rows += checklist_rows(s)
+    sections = [Section("result", ["measure", "value", "95% CI"], rows), *tag_section(s)]
     if s.distribution:
         top = max(s.distribution.values()) or 1
         sections.append(
@@ -181,6 +192,11 @@ def score_sections(s: ScoreSummary) -> list[Section]:
     return sections
 
 
+def tokens(chars: float | None) -> str:
+    """A run's mean length in tokens, estimated as --elide-at estimates them."""
+    return fmt(None if chars is None else chars / CHARS_PER_TOKEN, 0)
+
+
 def pairwise_sections(s: PairwiseSummary) -> list[Section]:
     """The tables of a `pairwise` run."""
     rows = [
@@ -212,7 +228,26 @@ def pairwise_sections(s: PairwiseSummary) -> list[Section]:
                 "mean length old / new",
                 f"{fmt(length.mean_length_old, 0)} / {fmt(length.mean_length_new, 0)} chars",
             ),
-        ] + length_control_rows(s)
+        ]
+        if length.mean_steps_old is not None:
+            # Agents' runs: a judge may favour the run that did more, as it may the longer text.
+            bias += [
+                ("more tool calls wins", fmt_pct(length.more_steps_wins_rate)),
+                (
+                    "mean tool calls winner / loser",
+                    f"{fmt(length.mean_steps_winner, 1)} / {fmt(length.mean_steps_loser, 1)}",
+                ),
+                (
+                    "mean tool calls old / new",
+                    f"{fmt(length.mean_steps_old, 1)} / {fmt(length.mean_steps_new, 1)}",
+                ),
+                (
+                    "≈ tokens winner / loser, old / new",
+                    f"{tokens(length.mean_length_winner)} / {tokens(length.mean_length_loser)}, "
+                    f"{tokens(length.mean_length_old)} / {tokens(length.mean_length_new)}",
+                ),
+            ]
+        bias += length_control_rows(s)
     sections = [
         Section("result", ["measure", "value", "95% CI"], rows, note=length_control_note(s)),
         Section("judge biases", ["measure", "value"], bias),
@@ -302,7 +337,13 @@ def common_sections(s: RunSummary) -> list[Section]:
 
 def sections(s: RunSummary) -> list[Section]:
     """Every table of the report, in order."""
-    makers = [command_sections, stability_sections, decision_sections, cascade_sections]
+    makers = [
+        command_sections,
+        tool_call_sections,
+        stability_sections,
+        decision_sections,
+        cascade_sections,
+    ]
     return [sec for make in makers for sec in make(s)] + common_sections(s)
 
 
@@ -329,21 +370,26 @@ def md_table(header: list[str], rows: Sequence[tuple[str, ...]]) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(s: RunSummary) -> str:
-    """report.md: the headline first, then the tables a CI page shows."""
+def render_markdown(s: RunSummary, results: Sequence[CaseResult] = ()) -> str:
+    """report.md: the headline first, then the tables a CI page shows (and, from the
+    `results`, a checklist run's lowest-scored cases item by item).
+    """
     return markdown_page(
         title_of(s),
         headline(s),
         judged_by(s.models, s.rubric_hash),
         gate_note(s),
-        sections(s),
+        [*sections(s), *items_section(results)],
         s.warnings,
     )
 
 
 def judged_by(models: Sequence[str], rubric_hash: str) -> str:
-    """The line under a report's headline: who judged, with which rubric."""
-    return f"Judges: {', '.join(f'`{m}`' for m in models)} · rubric `{rubric_hash}`"
+    """The line under a report's headline: who judged, with which rubric (none for a
+    rubric that only checks tool calls).
+    """
+    judges = ", ".join(f"`{m}`" for m in models) or NO_JUDGE
+    return f"Judges: {judges} · rubric `{rubric_hash}`"
 
 
 def markdown_page(

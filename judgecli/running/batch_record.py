@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from judgecli.errors import InputError
-from judgecli.judge.protocol import JudgeClient, JudgeReply, JudgeRequest
+from judgecli.judge.protocol import JudgeClient, JudgeReply, JudgeRequest, Recalling
 from judgecli.settings.judges import ModelSettings
 from judgecli.store import BATCH_INFO, read_run_info
 
@@ -90,6 +90,12 @@ class BatchReplies:
     def remember(self, request: JudgeRequest, reply: JudgeReply) -> None:
         """Valid replies go to the cache behind."""
         self._client.remember(request, reply)
+
+    def recall(self, request: JudgeRequest) -> JudgeReply | None:
+        """What the client behind holds (the reply cache), as the run that submitted the
+        batch recalled it: the requests, and their keys, come out the same.
+        """
+        return self._client.recall(request) if isinstance(self._client, Recalling) else None
 
 
 def read_batch_replies(run_dir: Path) -> dict[str, JudgeReply]:

@@ -180,7 +180,7 @@ def run_reports(summary: RunSummary, results: Sequence[CaseResult]) -> Reports:
     from judgecli.report.junit import render_junit
 
     return Reports(
-        markdown=render_markdown(summary),
+        markdown=render_markdown(summary, results),
         html=render_html(summary, results),
         junit=render_junit(summary, results),
     )

@@ -12,4 +12,6 @@ built-in defaults, merged once into the one validated `RunConfig` every stage is
 - `scale_flags`: --workers parsed and --batch checked before a run is configured
 - `score_mode`: --score-mode (the written verdict, or the verdict weighed by its token
   probabilities)
+- `items_per_call`: --items (a checklist's items asked one per call, or all at
+  once), and what a checklist run is not graded with
 """

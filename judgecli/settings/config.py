@@ -19,6 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from judgecli.errors import ConfigError
 from judgecli.inputs.shard import Shard, parse_shard
 from judgecli.settings.flags import JudgeFlags, flag_fields
+from judgecli.settings.items_per_call import (
+    ItemsPerCall,
+    check_checklist_run,
+    parse_items_per_call,
+)
 from judgecli.settings.judges import ModelSettings, model_settings
 from judgecli.settings.scale_flags import check_scale_out, parse_workers
 from judgecli.settings.score_mode import ScoreMode, parse_score_mode
@@ -86,9 +91,10 @@ class RunConfig(BaseModel):
     command: str
     """The judging command this run is (score, pairwise, calibrate, refine, arena): run.json
     records it, and a resume or a merge runs the same one."""
-    models: list[ModelSettings] = Field(min_length=1)
+    models: list[ModelSettings] = Field(default_factory=list)
     """The judges (--model, repeatable: several are a panel), else the rubric's
-    `judge: {model}`; the strong tier of a cascade. At least one."""
+    `judge: {model}`; the strong tier of a cascade. At least one, but for a rubric that
+    asks no judge (it only checks tool calls), which has none."""
     temperature: float = Field(default=DEFAULT_TEMPERATURE, ge=0, le=2)
     """--temperature, else the rubric's; 0 by default, so the same prompt gives the same
     verdict where the provider allows (--repeats warns at 0: K asks would be one)."""
@@ -154,6 +160,13 @@ class RunConfig(BaseModel):
     """Judge nothing: every case must already have its result (judge merge)."""
     score_mode: ScoreMode = ScoreMode.SAMPLE
     """--score-mode: scores from the verdict written, or from the judge's logprobs."""
+    items_per_call: ItemsPerCall = ItemsPerCall.ONE
+    """--items: a checklist rubric's items asked one per call, or a case's all at
+    once."""
+    elide_at: int | None = Field(default=None, ge=1)
+    """--elide-at N: the most tokens (about four characters each) a run's turns
+    may take in a prompt; a longer run's middle steps are left out with a marked elision, or
+    the case fails when even that does not fit (None: every run is shown whole)."""
 
     @property
     def model_names(self) -> list[str]:
@@ -189,8 +202,10 @@ def build_run_config(
     if flags.retry_failed and flags.resume is None:
         raise ConfigError("--retry-failed goes with --resume RUN_DIR")
     default_model = [rubric.judge.model] if rubric.judge.model else []
-    names = list(dict.fromkeys(flags.model or default_model))
-    if not names:
+    # A rubric that only checks tool calls asks no judge: a model given (JUDGE_MODEL set for
+    # every run of a CI job, say) is not used, and none is needed.
+    names = list(dict.fromkeys(flags.model or default_model)) if rubric.asks_judge else []
+    if not names and rubric.asks_judge:
         raise ConfigError(
             "no judge model",
             hint="pass --model (e.g. --model openai/gpt-4o-mini), set JUDGE_MODEL, "
@@ -212,7 +227,7 @@ def build_run_config(
     )
     max_failures = flags.max_failures
     check_scale_out(flags)
-    return RunConfig(
+    config = RunConfig(
         command=command,
         models=models,
         screen=screen,
@@ -226,8 +241,18 @@ def build_run_config(
         workers=parse_workers(flags.workers) if flags.workers else 1,
         shard=parse_shard(flags.shard, os.environ) if flags.shard else None,
         score_mode=parse_score_mode(flags.score_mode, rubric),
+        items_per_call=parse_items_per_call(flags.items_per_call, rubric),
         **given_settings(flags, rubric),
     )
+    check_checklist_run(
+        rubric,
+        command=command,
+        judges=len(config.models),
+        repeats=config.repeats,
+        screen=config.screen is not None,
+        score_mode=config.score_mode,
+    )
+    return config
 
 
 def given_settings(flags: JudgeFlags, rubric: Rubric) -> dict[str, Any]:

@@ -119,6 +119,31 @@ class JudgeFlags:
         roles=Role.VERDICTS,
         sets="score_mode",
     )
+    elide_at: int | None = flag(
+        "--elide-at",
+        env="JUDGE_ELIDE_AT",
+        min=1,
+        metavar="N",
+        panel=JUDGE,
+        show_default=False,
+        help="Elide an agent's run or a conversation longer than N tokens (about 4 characters "
+        "each) in the prompt: its task and its last steps are kept, its middle steps left "
+        "out with a marked elision that says what was left out; a case that cannot fit even "
+        "so fails, with the reason. Default: every run is shown whole.",
+        to="elide_at",
+        roles=Role.VERDICTS,
+    )
+    items_per_call: str | None = flag(
+        "--items",
+        metavar="one|all",
+        panel=JUDGE,
+        show_default=False,
+        help="A checklist rubric: ask the judge about one of a case's rubric_items per call, "
+        "or all of them in one call (cheaper; for judges that handle a long structured "
+        "reply). Default: one.",
+        roles=Role.VERDICTS,
+        sets="items_per_call",
+    )
     json_schema: bool | None = flag(
         "--json-schema/--no-json-schema",
         panel=JUDGE,
@@ -386,6 +411,9 @@ REPEAT_FLAGS = frozenset({"repeats", "score_mode"})
 # Flags of the commands whose cases are judged once each, from a dataset (score, pairwise):
 # a shard or a batch of calibrate's or refine's work has no merge or collect yet.
 SCALE_OUT_FLAGS = frozenset({"shard", "batch", "conclude_only"})
+# A checklist rubric is graded by `judge score` alone (settings.items_per_call): the other
+# commands leave out the flags of its grading.
+CHECKLIST_FLAGS = frozenset({"items_per_call"})
 
 
 @cache

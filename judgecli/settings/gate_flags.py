@@ -187,11 +187,60 @@ class GateThresholds:
         repeats=True,
     )
     """Score with --repeats: the share of cases that pass in every one of the K repeats."""
+    min_tool_f1: float | None = threshold(
+        "--min-tool-f1",
+        min=0,
+        max=1,
+        metavar="F1",
+        help="A rubric with a tool_calls check: exit 1 unless the F1 of the calls made "
+        "against the calls expected (micro-averaged over every call) is at least this.",
+        metric="tool_calls.f1",
+        commands={SCORE},
+    )
+    """Score with a `tool_calls` check: the floor of the calls' micro F1 (summary.tool_calls)."""
+    min_tool_recall: float | None = threshold(
+        "--min-tool-recall",
+        min=0,
+        max=1,
+        metavar="RATE",
+        help="A rubric with a tool_calls check: exit 1 unless at least this share of the "
+        "expected calls was made.",
+        metric="tool_calls.recall",
+        commands={SCORE},
+    )
+    min_tool_precision: float | None = threshold(
+        "--min-tool-precision",
+        min=0,
+        max=1,
+        metavar="RATE",
+        help="A rubric with a tool_calls check: exit 1 unless at least this share of the "
+        "calls made was expected.",
+        metric="tool_calls.precision",
+        commands={SCORE},
+    )
+
+    min_checklist_score: float | None = threshold(
+        "--min-checklist-score",
+        min=0,
+        max=1,
+        metavar="SCORE",
+        help="A checklist rubric: exit 1 unless the checklist score (the mean of the cases' "
+        "met points over their positive points, clipped to 0..1, as HealthBench scores) is "
+        "at least this.",
+        metric="checklist_score",
+        commands={SCORE},
+    )
+    """Score with a checklist rubric: the floor of the HealthBench score."""
 
     def given(self) -> list[tuple[ThresholdField, float]]:
         """Each threshold given, with its value, in the gate's order."""
         found = [(row, getattr(self, row.name)) for row in threshold_fields()]
         return [(row, value) for row, value in found if value is not None]
+
+    def given_on(self, metrics: Iterable[str]) -> list[str]:
+        """How the thresholds given on these metrics are spelt (`--min-tool-f1`)."""
+        wanted = set(metrics)
+        return [row.spelling for row, _ in self.given() if row.threshold.metric in wanted]
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,12 @@ the judge itself (nothing outside this package and `cli/simulate.py` imports it)
 - `rate`: the server-side rate window, its x-ratelimit headers, status tallies
 - `wire`: the OpenAI wire format — requests in, completions and errors out, message text
 - `verdicts`: the deterministic fake verdict for a request
+- `transcript`: what the simulator reads of a judge's prompt (its fenced texts)
+- `runs`: agents' runs in a prompt (a trajectory, a step, two runs) and their quality
 - `schema`: finding the verdict schema in a request, and walking its nodes
 - `truth`: replaying known labels with seeded noise
+- `checklist`: a checklist's item verdicts (one item a call, or all at once), known or not
+- `truth_runs`: known labels of agents' runs and their steps, and of two runs compared
 - `jitter`: per-call random guesses, drawn anew for each identical request (repeated judging)
 - `generator`: answering as a generator model (`judge refine`)
 - `styles`: how a judge words its verdict (<think>, fenced, prose, truncated ...)

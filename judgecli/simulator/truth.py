@@ -26,6 +26,10 @@ A label is fitted to the verdict schema when a request arrives:
 
 Anything the label does not fit (a number label for an enum, pairwise winners) keeps the
 quality-based value; the confidence still comes from the draw.
+
+A line with `messages` instead of `output` is an agent's run: its `label` is the run's, and
+`step_labels` (optional) each tool call's, in order (truth_runs.py); two labelled runs
+compared get the winner their labels say.
 """
 
 from __future__ import annotations
@@ -34,12 +38,25 @@ import collections
 import math
 import random
 from dataclasses import dataclass
+from dataclasses import field as default
 from pathlib import Path
 from typing import Any
 
 from judgecli.errors import DatasetError
 from judgecli.grading.prompt import fence
+from judgecli.inputs.images import ImageError, read_parts
 from judgecli.inputs.jsonl import iter_lines, parse_object
+from judgecli.result import IMAGE_MARK
+from judgecli.simulator.checklist import ItemKey, item_truths
+from judgecli.simulator.runs import Run
+from judgecli.simulator.truth_runs import (
+    PairTruth,
+    RunKey,
+    StepKey,
+    pair_truth,
+    run_labels,
+)
+from judgecli.simulator.wire import image_text
 
 TruthValue = int | float | str
 
@@ -124,6 +141,12 @@ class TruthTable:
     """(input, output) → pooled label."""
     by_output: dict[str, TruthValue]
     """output → pooled label, for outputs whose cases all share one label."""
+    by_run: dict[RunKey, TruthValue] = default(default_factory=dict)
+    """An agent's run (task, calls, final answer) → its pooled label."""
+    by_step: dict[StepKey, TruthValue] = default(default_factory=dict)
+    """A step of a run (task, calls up to it) → its pooled label."""
+    by_item: dict[ItemKey, bool] = default(default_factory=dict)
+    """A checklist item (input, answer, criterion) → whether it is met (checklist.py)."""
 
     def lookup(self, input_text: str, output: str) -> TruthValue | None:
         """Return the label of the answer a request shows, or None when the file lacks it."""
@@ -135,17 +158,45 @@ class TruthTable:
         self, input_text: str, output: str, *, noise: float, seed: int, model: str
     ) -> TruthAnswer | None:
         """Return the label to answer for one request, after the seeded noise draw."""
-        label = self.lookup(input_text, output)
-        if label is None:
-            return None
-        # Keyed on the answer, not the arrival order: reruns and retries flip the same cases,
-        # and each judge model flips its own.
-        rng = random.Random(f"{seed}\x1f{model}\x1f{output.strip()}")
-        flipped = rng.random() < noise
-        draw = rng.random()
-        low, high = _FLIPPED_CONFIDENCE if flipped else _TRUTHFUL_CONFIDENCE
-        confidence = round(rng.uniform(low, high), 2)
-        return TruthAnswer(label, flipped=flipped, draw=draw, confidence=confidence)
+        return drawn(self.lookup(input_text, output), output.strip(), noise, seed, model)
+
+    def run_answer(self, run: Run, *, noise: float, seed: int, model: str) -> TruthAnswer | None:
+        """The label to answer for a trajectory prompt: the step graded's, else the run's."""
+        if run.graded is not None:
+            label = self.by_step.get(run.step_key)
+        else:
+            label = self.by_run.get(run.key)
+        return drawn(label, repr((run.key, run.graded)), noise, seed, model)
+
+    def pair_answer(
+        self, a: Run, b: Run, *, noise: float, seed: int, model: str
+    ) -> PairTruth | None:
+        """The winner of two runs compared, by their labels (None unless both are known)."""
+        key = "\x1f".join(sorted((repr(a.key), repr(b.key))))
+        return pair_truth(
+            self.by_run.get(a.key),
+            self.by_run.get(b.key),
+            noise=noise,
+            seed=seed,
+            model=model,
+            key=key,
+        )
+
+
+def drawn(
+    label: TruthValue | None, key: str, noise: float, seed: int, model: str
+) -> TruthAnswer | None:
+    """The label to answer after the seeded noise draw (None: no label)."""
+    if label is None:
+        return None
+    # Keyed on the answer, not the arrival order: reruns and retries flip the same cases,
+    # and each judge model flips its own.
+    rng = random.Random(f"{seed}\x1f{model}\x1f{key}")
+    flipped = rng.random() < noise
+    draw = rng.random()
+    low, high = _FLIPPED_CONFIDENCE if flipped else _TRUTHFUL_CONFIDENCE
+    confidence = round(rng.uniform(low, high), 2)
+    return TruthAnswer(label, flipped=flipped, draw=draw, confidence=confidence)
 
 
 def pooled_label(labels: list[TruthValue]) -> TruthValue:
@@ -164,30 +215,70 @@ def pooled_label(labels: list[TruthValue]) -> TruthValue:
 def load_truth(path: Path, field: str) -> TruthTable:
     """Read a truth file into a `TruthTable`; raise DatasetError naming file:line on a bad line."""
     labels: dict[tuple[str, str], list[TruthValue]] = {}
+    runs: dict[RunKey, list[TruthValue]] = {}
+    steps: dict[StepKey, list[TruthValue]] = {}
+    items: dict[ItemKey, bool] = {}
     for number, _, text in iter_lines(path):
         case = _parse_line(path, number, text)
+        if case.get("rubric_items") is not None:
+            # A checklist's given verdicts: one true or false per rubric item.
+            items.update(item_truths(path, number, case, case.get(field), field))
+            continue
         label = _label(path, number, case, field)
-        input_text = case.get("input")
-        key = (shown("input", input_text or ""), shown("output", case["output"]))
+        if case.get("messages") is not None:
+            run, labelled = run_labels(path, number, case, label)
+            runs.setdefault(run, []).append(label)
+            for step, said in labelled:
+                steps.setdefault(step, []).append(said)
+            continue
+        input_text = _field_text(path, number, case, "input")
+        key = (
+            shown("input", input_text or ""),
+            shown("output", _field_text(path, number, case, "output") or ""),
+        )
         labels.setdefault(key, []).append(label)
-    if not labels:
+    if not labels and not runs and not items:
         raise DatasetError(path, None, "no cases (the file is empty)")
     by_pair = {key: pooled_label(values) for key, values in labels.items()}
     per_output: dict[str, set[TruthValue]] = {}
     for (_, output), label in by_pair.items():
         per_output.setdefault(output, set()).add(label)
     by_output = {out: next(iter(found)) for out, found in per_output.items() if len(found) == 1}
-    return TruthTable(by_pair=by_pair, by_output=by_output)
+    return TruthTable(
+        by_pair=by_pair,
+        by_output=by_output,
+        by_run={key: pooled_label(values) for key, values in runs.items()},
+        by_step={key: pooled_label(values) for key, values in steps.items()},
+        by_item=items,
+    )
+
+
+def _field_text(path: Path, number: int, case: dict[str, Any], name: str) -> str | None:
+    """A truth line's `input` or `output` as the simulator reads it in a prompt: content
+    parts (with images, read from the truth file's folder as judge reads a dataset's) as
+    their texts and each image's `image_text`, joined by newlines.
+    """
+    value = case.get(name)
+    if not isinstance(value, list):
+        return value
+    try:
+        text = read_parts(value, f'"{name}"', path.parent)
+    except ImageError as err:
+        raise DatasetError(path, number, err.problem, hint=err.hint) from None
+    return IMAGE_MARK.sub(lambda mark: image_text(mark.group(3)), text)
 
 
 def _parse_line(path: Path, number: int, text: str) -> dict[str, Any]:
     case = parse_object(path, number, text)
-    if not isinstance(case.get("output"), str):
+    if not isinstance(case.get("output"), str | list) and case.get("messages") is None:
         raise DatasetError(
-            path, number, 'missing "output": the simulator matches answers by their text'
+            path,
+            number,
+            'missing "output": the simulator matches answers by their text',
+            hint='give the answer as "output", or an agent\'s run as "messages"',
         )
-    if not isinstance(case.get("input") or "", str):
-        raise DatasetError(path, number, '"input" must be a string')
+    if not isinstance(case.get("input") or "", str | list):
+        raise DatasetError(path, number, '"input" must be a string (or content parts)')
     return case
 
 
@@ -206,5 +297,8 @@ def _label(path: Path, number: int, case: dict[str, Any], field: str) -> TruthVa
     if isinstance(label, str) or (isinstance(label, int | float) and math.isfinite(label)):
         return label
     raise DatasetError(
-        path, number, f'truth field "{field}" must be a number or a string, got {label!r}'
+        path,
+        number,
+        f'truth field "{field}" must be a number or a string, got {label!r}',
+        hint="a list (true or false for each item) labels a line that has rubric_items",
     )

@@ -17,8 +17,13 @@ number hashed from (seed, model, criterion, answer) and ``content`` averages sim
 then multiplied by 0.25 when the answer is evasive ("I don't know", "I cannot help",
 "as an AI").
 
+An agent's run (a `<trajectory>`, a `<step>` graded in it, or two runs compared) is scored
+from what it did instead (`judgecli.simulator.runs`): its outcome, its failed and repeated
+tool calls; a step by its own result.
+
 Told the truth (`judgecli.simulator.truth`), the simulator answers a known answer's given
-label instead, perturbed by seeded noise; other answers keep the verdict above.
+label instead, perturbed by seeded noise; other answers keep the verdict above. Two runs
+compared whose labels it knows get the winner their labels say.
 
 With ``jitter`` (`judgecli.simulator.jitter`), a seeded share of calls is answered as a random
 guess instead, drawn anew for each identical request: the one exception to "same request,
@@ -30,15 +35,18 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from judgecli.simulator.checklist import ItemJudge, checklist_verdict
 from judgecli.simulator.generator import generated_answer
 from judgecli.simulator.jitter import GUESS_REASONING, guess_draw, guess_number
+from judgecli.simulator.runs import Run, describe, run_quality, step_quality
 from judgecli.simulator.schema import find_schema, node_type, numeric_enum, resolve_node
+from judgecli.simulator.transcript import Transcript, read_transcript
 from judgecli.simulator.truth import TruthAnswer, TruthTable
-from judgecli.simulator.wire import WORD, content_words, message_text
+from judgecli.simulator.truth_runs import PairTruth
+from judgecli.simulator.wire import WORD, content_words
 
 MALFORMED_CONTENT = 'The answer is good. {"reasoning": "unterminated'
 
@@ -53,71 +61,6 @@ _TIE_GAP = 0.03
 GENERATOR_PREFIX = "gen"
 
 WinnerLabel = Literal["A", "B", "tie"]
-
-
-@dataclass(frozen=True)
-class Transcript:
-    """The texts a judge prompt shows, pulled out of judgecli's XML-like tags."""
-
-    input_text: str
-    output: str
-    reference: str | None
-    output_a: str | None
-    output_b: str | None
-
-    @property
-    def pairwise(self) -> bool:
-        """Whether the prompt shows two answers to compare."""
-        return self.output_a is not None or self.output_b is not None
-
-
-def _tag(texts: list[str], name: str) -> str | None:
-    # judgecli puts each tag on its own line; requiring the newlines skips mere mentions
-    # ("text inside tags such as <input> ..."), and a fence never spans two messages.
-    pattern = re.compile(rf"<{name}>\n(.*?)\n</{name}>", re.DOTALL)
-    for text in texts:
-        match = pattern.search(text)
-        if match:
-            return match.group(1)
-    return None
-
-
-# A conversation's turns, each fenced by its role (judgecli.inputs.conversation). Read left
-# to right, a tag planted inside a turn stays part of that turn: its closing role tags are escaped.
-_TURN = re.compile(r"<(system|user|assistant)>\n(.*?)\n</\1>", re.DOTALL)
-
-
-def _turns(text: str | None, role: str) -> list[str]:
-    # The texts of one role's turns in a rendered conversation (none in any other text).
-    return [m.group(2) for m in _TURN.finditer(text or "") if m.group(1) == role]
-
-
-def read_transcript(messages: list[Any]) -> Transcript:
-    """Extract input, output(s) and reference from the messages' tags, user messages first.
-
-    Without an ``<output>`` tag the last user message is judged as a whole, so a hand-written
-    request (curl, a notebook) still gets a meaningful verdict. A conversation gives the
-    input its last user turn (without an ``<input>`` tag); two conversations compared are
-    judged by their last assistant turns (as MT-Bench judges a second turn), so that the
-    verdict follows what the assistants answered to that input.
-    """
-    chats = [m for m in messages if isinstance(m, dict)]
-    user_texts = [message_text(m) for m in chats if m.get("role") == "user"]
-    # Rubric templates may also place fields in the system message.
-    texts = user_texts + [message_text(m) for m in chats if m.get("role") != "user"]
-    output = _tag(texts, "output")
-    if output is None:
-        output = user_texts[-1] if user_texts else ""
-    output_a, output_b = _tag(texts, "output_a"), _tag(texts, "output_b")
-    asked = _turns(_tag(texts, "conversation"), "user") or _turns(output_a, "user") or [""]
-    answers_a, answers_b = _turns(output_a, "assistant"), _turns(output_b, "assistant")
-    return Transcript(
-        input_text=_tag(texts, "input") or asked[-1],
-        output=output,
-        reference=_tag(texts, "reference"),
-        output_a=answers_a[-1] if answers_a else output_a,
-        output_b=answers_b[-1] if answers_b else output_b,
-    )
 
 
 def _overlap(output_words: set[str], other: str) -> float:
@@ -168,6 +111,19 @@ class Judgement:
     """The given label to answer (pointwise and binary only), when the truth file has it."""
     guess: random.Random | None = None
     """With jitter: the generator this call's random guess draws from; None answers as usual."""
+    pair_truth: PairTruth | None = None
+    """Two runs compared whose labels the truth file has: the winner they say."""
+
+    def _run_quality(self, run: Run, criterion: str) -> float:
+        """A run's (or the step graded's) quality: its features, and seeded noise."""
+        features = (
+            step_quality(run)
+            if run.graded is not None
+            else run_quality(run, content_score(run.task, run.answer))
+        )
+        noise = _unit_hash(self.seed, self.model, criterion, run.key, run.graded)
+        # Less noise than an answer's: a run's features are what tests and the demo read.
+        return 0.75 * features + 0.25 * noise
 
     def _quality(self, output: str | None, criterion: str) -> float:
         t = self.transcript
@@ -183,18 +139,24 @@ class Judgement:
     def gap(self, criterion: str = "") -> float:
         """Pairwise: quality(A) - quality(B); depends on the texts, not on the order shown."""
         t = self.transcript
+        if t.run_a is not None and t.run_b is not None:
+            return self._run_quality(t.run_a, criterion) - self._run_quality(t.run_b, criterion)
         return self._quality(t.output_a, criterion) - self._quality(t.output_b, criterion)
 
     def score(self, criterion: str = "") -> float:
         """The number the schema is filled from: quality, or pairwise ``0.5 + gap / 2``."""
         if self.transcript.pairwise:
             return 0.5 + self.gap(criterion) / 2
+        if self.transcript.run is not None:
+            return self._run_quality(self.transcript.run, criterion)
         return self._quality(self.transcript.output, criterion)
 
     def confidence(self, criterion: str = "") -> float:
         """How far the verdict is from a coin flip, 0.5..1."""
         if self.truth is not None:
             return self.truth.confidence
+        if self.pair_truth is not None:
+            return self.pair_truth.confidence
         if self.transcript.pairwise:
             return round(min(1.0, 0.5 + abs(self.gap(criterion)) / 2), 2)
         return round(0.5 + abs(self.score(criterion) - 0.5), 2)
@@ -202,6 +164,8 @@ class Judgement:
     def winner(self, criterion: str = "") -> WinnerLabel:
         """Pick A, B or tie: strong preferences win; weak ones are exposed to the biases."""
         t = self.transcript
+        if self.pair_truth is not None:
+            return self.pair_truth.winner
         d = self.gap(criterion)
         better: WinnerLabel = "A" if d > 0 else "B"
         if abs(d) >= _STRONG_GAP:
@@ -222,8 +186,12 @@ class Judgement:
         """A sentence that says the verdict is simulated and shows the numbers behind it."""
         if self.guess is not None:
             return GUESS_REASONING
-        if self.truth is not None:
+        if self.truth is not None or self.pair_truth is not None:
             return "Simulated judgement (not a model): a given label, replayed with seeded noise."
+        run = self.transcript.run
+        if run is not None:
+            q = self.score(criterion)
+            return f"Simulated judgement (not a model): run quality {q:.2f}: {describe(run)}."
         if self.transcript.pairwise:
             d = self.gap(criterion)
             return f"Simulated judgement (not a model): quality gap A - B = {d:+.2f}."
@@ -334,8 +302,14 @@ def verdict_content(
     """
     transcript = read_transcript(body.get("messages") or [])
     model = str(body.get("model", ""))
-    given = None
-    if truth is not None and not transcript.pairwise:
+    given, pair_truth = None, None
+    if truth is not None and transcript.run is not None:
+        given = truth.run_answer(transcript.run, noise=noise, seed=seed, model=model)
+    elif truth is not None and transcript.run_a is not None and transcript.run_b is not None:
+        pair_truth = truth.pair_answer(
+            transcript.run_a, transcript.run_b, noise=noise, seed=seed, model=model
+        )
+    elif truth is not None and not transcript.pairwise:
         given = truth.answer(
             transcript.input_text, transcript.output, noise=noise, seed=seed, model=model
         )
@@ -346,6 +320,19 @@ def verdict_content(
         if schema is None
         else guess_draw(body, seed=seed, jitter=jitter, occurrence=occurrence)
     )
+    if schema is not None:
+        items = ItemJudge(
+            transcript.input_text,
+            transcript.output,
+            model,
+            seed,
+            truth=truth.by_item if truth is not None else None,
+            noise=noise,
+            guess=guess,
+        )
+        listed = checklist_verdict(schema, body.get("messages") or [], items)
+        if listed is not None:
+            return json.dumps(listed)
     judgement = Judgement(
         transcript=transcript,
         model=model,
@@ -354,6 +341,7 @@ def verdict_content(
         length_bias=length_bias,
         truth=given,
         guess=guess,
+        pair_truth=pair_truth,
     )
     if schema is None and model.startswith(GENERATOR_PREFIX):
         return generated_answer(body.get("messages") or [])

@@ -4,6 +4,7 @@ and error bodies (with usage counts), cut a reply short, format ``Retry-After``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -17,16 +18,42 @@ WORD = re.compile(r"[a-z0-9']+")
 
 
 def message_text(message: Any) -> str:
-    """Return the text of one chat message, whether its content is a string or a part list."""
+    """Return the text of one chat message, whether its content is a string or a part list.
+
+    A list with images (judge's prompt of a case that shows them) reads as its parts in
+    order with each image as `image_text` of its URL, so a field's text comes back as the
+    case gave it; a list of text parts only is its texts joined by newlines.
+    """
     if not isinstance(message, dict):
         return ""
     content = message.get("content")
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        parts = [p.get("text", "") for p in content if isinstance(p, dict)]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    return ""
+    if not isinstance(content, list):
+        return ""
+    parts = [p for p in content if isinstance(p, dict)]
+    if not any(p.get("type") == "image_url" for p in parts):
+        texts = [p.get("text", "") for p in parts]
+        return "\n".join(t for t in texts if isinstance(t, str))
+    return "".join(
+        image_text(image_url(p)) if p.get("type") == "image_url" else str(p.get("text", ""))
+        for p in parts
+    )
+
+
+def image_url(part: dict[str, Any]) -> str:
+    """The URL of an image part (`{"image_url": {"url": ...}}`, or the URL as a string)."""
+    value = part.get("image_url")
+    url = value.get("url") if isinstance(value, dict) else value
+    return url if isinstance(url, str) else ""
+
+
+def image_text(url: str) -> str:
+    """How the simulator reads an image it is shown: `[image:` the first 12 hex digits of
+    the sha256 of its URL (a data URL holds its bytes) `]`, so one image reads the same in
+    every prompt and a truth file can name it (truth.py).
+    """
+    return f"[image:{hashlib.sha256(url.encode()).hexdigest()[:12]}]"
 
 
 def content_words(text: str) -> set[str]:

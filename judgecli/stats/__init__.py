@@ -5,6 +5,8 @@ reference values.
 - `intervals`: Wilson, Student t, percentile bootstrap
 - `interval_rule`: the one rule of which interval a statistic gets, or why it has none
 - `scores`: means, distributions, pass rates
+- `checklist`: HealthBench's checklist scores (a case's, the clipped mean, per tag) and
+  simple-evals' bootstrap standard deviation
 - `pairwise`: win rates, flip consistency, position preference, lengths
 - `length_control`: the length-controlled win rate (a logistic GLM on length difference)
 - `logistic`: batched logistic regression with a normal prior (maximum a posteriori)
@@ -14,6 +16,7 @@ reference values.
 - `agreement`: Cohen's and Fleiss' κ, correlations
 - `krippendorff`: Krippendorff's α (any raters, missing ratings, three scale levels)
 - `classification`: confusion matrices, precision, recall, F1
+- `micro_f1`: precision, recall and F1 micro-averaged over items grouped in cases
 - `calibration`: ECE, Brier score, reliability tables
 - `resampling`: vectorised bootstraps over cases and clusters
 - `sequential`: the betting confidence sequence of the anytime-valid gate

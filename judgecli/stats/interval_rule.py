@@ -8,7 +8,9 @@ never falsely narrow (docs/statistics.md, "Intervals at small n").
   whose ties are not half a Bernoulli trial; agreement when a case has several labels,
   which are not independent), and Wilson stands in whenever that bootstrap is degenerate:
   every resample alike, so a zero-width interval ([100%, 100%] from 5 wins of 5).
-  ``proportion_interval``; a mean of probabilities in [0, 1] is ``rate_interval``.
+  ``proportion_interval``; a mean of probabilities in [0, 1] is ``rate_interval``; a ratio
+  of items clustered in cases (tool calls) has Wilson's at the effective number of items
+  the cluster bootstrap implies (``micro_f1.micro_estimates``).
 - Any **other statistic** (a mean, κ, a correlation) has an interval only when enough of its
   cases inform it, and otherwise none (``(None, None)``) and a reason, which summary.json's
   `no_interval` and the reports carry: too few informative cases (κ and the correlations

@@ -71,9 +71,22 @@ starts (store/inputs.py): the run's, and kept by --force (it was just written fo
 
 
 def default_run_dir(command: str, rubric_name: str, *, now: datetime | None = None) -> Path:
-    """runs/<UTC time>-<command>-<rubric>, sortable by time."""
+    """runs/<UTC time>-<command>-<rubric>, sortable by time, with a -2, -3... suffix when
+    that name is taken.
+
+    A script's second run started in the same second as its first so gets a directory of
+    its own instead of exit 2. Two processes started at the same instant may still pick one
+    name: the directory's lock then refuses the second, naming the first
+    (store/inputs.fresh_run_dir reserves the name, for the Python API).
+    """
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
-    return Path("runs") / f"{stamp}-{command}-{rubric_name}"
+    base = Path("runs") / f"{stamp}-{command}-{rubric_name}"
+    number = 1
+    path = base
+    while path.exists():
+        number += 1
+        path = base.with_name(f"{base.name}-{number}")
+    return path
 
 
 def write_atomic(path: Path, text: str) -> None:

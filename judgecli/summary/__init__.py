@@ -13,6 +13,8 @@ aware (results, rubrics, labels, verdicts); the arithmetic itself is in `stats/`
   rates against the baseline, and the style covariates of `--style-control`
 - `agreement`: agreement measures over (case, label) pairs, for calibrate
 - `stability`: the judge's agreement with itself over --repeats K
+- `checklist`: a checklist run's score with its interval, and each tag's
+- `tool_calls`: a tool-call check's precision, recall and F1 over every call, with intervals
 - `weighted`: the probability-weighted rates of --score-mode logprob
 - `head`: a run's results → the fields every summary starts with (counts, usage, failures)
 - `cascade`: a --screen run's tiers, costs and agreement

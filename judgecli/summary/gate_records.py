@@ -49,6 +49,16 @@ class GateMetric(StrEnum):
     COHEN_KAPPA = "cohen_kappa"
     WEIGHTED_KAPPA = "weighted_kappa"
     ACCURACY = "accuracy"
+    TOOL_F1 = "tool_calls.f1"
+    """A `tool_calls` check's micro F1 (summary.json's tool_calls.f1), and its recall and
+    precision below."""
+    TOOL_RECALL = "tool_calls.recall"
+    TOOL_PRECISION = "tool_calls.precision"
+    CHECKLIST_SCORE = "checklist_score"
+
+
+TOOL_METRICS = frozenset({GateMetric.TOOL_F1, GateMetric.TOOL_RECALL, GateMetric.TOOL_PRECISION})
+"""The numbers of a rubric's tool-call check (summary.json's `tool_calls`)."""
 
 
 class GateCheck(Record):

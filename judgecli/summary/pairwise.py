@@ -71,6 +71,14 @@ class LengthSummary(Part):
     mean_length_loser: float | None = None
     mean_length_old: float | None = None
     mean_length_new: float | None = None
+    more_steps_wins_rate: float | None = None
+    """Agents' runs: among decided cases whose runs made different numbers of tool calls,
+    how often the run with more calls won."""
+    mean_steps_winner: float | None = None
+    """Agents' runs: the mean tool calls of the winning run (of the losing one below)."""
+    mean_steps_loser: float | None = None
+    mean_steps_old: float | None = None
+    mean_steps_new: float | None = None
 
 
 class InterJudgeSummary(Part):
@@ -198,23 +206,48 @@ def ask_consistency(ok: list[CaseResult]) -> float | None:
 
 
 def length_summary(decided: list[CaseResult]) -> LengthSummary:
-    """How answer length relates to winning."""
+    """How answer length (and, of agents' runs, the number of tool calls) relates to
+    winning.
+    """
+    chars = length_preferences(decided, "old", "new")
+    runs = [r for r in decided if {"old_steps", "new_steps"} <= r.lengths.keys()]
+    steps = length_preferences(runs, "old_steps", "new_steps")
+    return LengthSummary(
+        longer_wins_rate=chars[0],
+        mean_length_winner=chars[1],
+        mean_length_loser=chars[2],
+        mean_length_old=mean_length([r.lengths.get("old", 0) for r in decided]),
+        mean_length_new=mean_length([r.lengths.get("new", 0) for r in decided]),
+        **(
+            {
+                "more_steps_wins_rate": steps[0],
+                "mean_steps_winner": steps[1],
+                "mean_steps_loser": steps[2],
+                "mean_steps_old": mean_length([r.lengths["old_steps"] for r in runs]),
+                "mean_steps_new": mean_length([r.lengths["new_steps"] for r in runs]),
+            }
+            if runs
+            else {}
+        ),
+    )
+
+
+def length_preferences(
+    decided: list[CaseResult], old_key: str, new_key: str
+) -> tuple[float | None, float | None, float | None]:
+    """(how often the longer side won among decided cases whose sides differ, the mean
+    length of winners, of losers), lengths read from each result's `lengths` keys.
+    """
     longer_won, winners, losers = [], [], []
     for r in decided:
-        old, new = r.lengths.get("old", 0), r.lengths.get("new", 0)
+        old, new = r.lengths.get(old_key, 0), r.lengths.get(new_key, 0)
         if r.winner in (Winner.OLD, Winner.NEW):
             won, lost = (new, old) if r.winner is Winner.NEW else (old, new)
             winners.append(won)
             losers.append(lost)
             if old != new:
                 longer_won.append(won > lost)
-    return LengthSummary(
-        longer_wins_rate=length_preference(longer_won),
-        mean_length_winner=mean_length(winners),
-        mean_length_loser=mean_length(losers),
-        mean_length_old=mean_length([r.lengths.get("old", 0) for r in decided]),
-        mean_length_new=mean_length([r.lengths.get("new", 0) for r in decided]),
-    )
+    return length_preference(longer_won), mean_length(winners), mean_length(losers)
 
 
 def judge_summaries(ok: list[CaseResult], models: list[str], seed: int) -> dict[str, JudgeSummary]:

@@ -15,6 +15,7 @@ from judgecli.stats.interval_rule import NoIntervalReasons, mean_interval, propo
 from judgecli.stats.intervals import Interval
 from judgecli.stats.multiplicity import Correction, category_calls
 from judgecli.stats.scores import NO_CATEGORY, by_category, distribution, mean, pass_rate
+from judgecli.summary.checklist import TagScore, checklist_numbers
 from judgecli.summary.facts import (
     CategoryCalls,
     CategorySummary,
@@ -26,6 +27,7 @@ from judgecli.summary.facts import (
     calls_summary,
 )
 from judgecli.summary.head import run_facts
+from judgecli.summary.tool_calls import ToolCallsSummary, summarize_tool_calls
 from judgecli.summary.weighted import pass_rate_weighted
 
 
@@ -42,6 +44,14 @@ class ScoreNumbers(SummaryHead):
     """Binary: cases per choice ("(split)": a panel without a majority)."""
     criteria: dict[str, CriterionSummary] = Field(default_factory=dict)
     by_category: dict[str, CategorySummary] = Field(default_factory=dict)
+    checklist_score: float | None = None
+    """A checklist rubric: the mean of the case scores (met points over positive points)
+    clipped to [0, 1], as HealthBench scores (summary.checklist)."""
+    checklist_score_ci: Interval | None = None
+    checklist_score_bootstrap_std: float | None = None
+    """simple-evals' bootstrap standard deviation of checklist_score (1,000 resamples)."""
+    by_tag: dict[str, TagScore] | None = None
+    """A checklist rubric: each tag's score over the items that carry it."""
 
 
 class ScoreSummary(SummaryTail, ScoreNumbers):
@@ -60,6 +70,9 @@ class ScoreSummary(SummaryTail, ScoreNumbers):
     mean_corrected_ci: Interval | None = None
     corrections: dict[str, CorrectedEstimate] | None = None
     """How each corrected number was made (--labels)."""
+    tool_calls: ToolCallsSummary | None = None
+    """A rubric with a `tool_calls` check: precision, recall and F1 of the calls made,
+    micro-averaged over every call, with intervals (summary.tool_calls)."""
 
 
 def summarize_score(
@@ -74,12 +87,16 @@ def summarize_score(
     rows = list(results)
     numbers = score_numbers(rows, rubric, models)
     ok = [r for r in rows if r.status is CaseStatus.OK]
+    checklist = checklist_numbers(ok, seed=seed)
+    reasons = (numbers.pop("no_interval") or {}) | (checklist.pop("no_interval", None) or {})
+    numbers |= checklist | {"no_interval": reasons or None}
     calls = mark_categories(numbers["by_category"], ok, numbers.get("mean"), correction, seed)
     return ScoreSummary(
         **run_facts(rows, rubric=rubric, models=models),
         **numbers,
         **pass_rate_weighted(ok, rubric.passing_choice),
         category_calls=calls,
+        tool_calls=summarize_tool_calls(rows, rubric, seed=seed),
     )
 
 
@@ -143,7 +160,7 @@ def score_numbers(rows: list[CaseResult], rubric: Rubric, models: list[str]) -> 
             name: criterion_summary([r.criteria[name] for r in ok if name in r.criteria], rubric)
             for name in rubric.weights
         }
-    else:
+    elif rubric.kind is RubricKind.BINARY:
         counts = Counter(r.choice for r in ok)
         fields["choices"] = {c: counts.get(c, 0) for c in rubric.choices or []}
         if counts.get(None):

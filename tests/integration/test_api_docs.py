@@ -31,7 +31,8 @@ def examples() -> list[tuple[int, str]]:
 
 def test_the_page_has_examples_of_each_part():
     code = "\n".join(text for _, text in examples())
-    for name in ("Judge(", ".grade(", ".compare(", ".agrade(", "score_dataset(", "GradeError"):
+    names = ("Judge(", ".grade(", ".compare(", ".agrade(", "score_dataset(", "GradeError", "guard(")
+    for name in names:
         assert name in code, name
     assert all(DOCUMENTED in text for _, text in examples() if "Judge(" in text)
 

@@ -272,6 +272,10 @@ def lay_out_files(words: tuple[str, ...], folder: Path) -> None:
         source = REPO / word if (REPO / word).is_file() else stand_in(Path(word).name, words)
         (folder / word).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, folder / word)
+        # Issue 32: the images a dataset's cases name are read from beside it.
+        images = (folder / word).parent / "images"
+        if (source.parent / "images").is_dir() and not images.exists():
+            images.symlink_to(source.parent / "images")
 
 
 def test_the_commands_that_can_run_offline_are_found():

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from judgecli.cli.main import app
 from judgecli.settings.flags import (
     CASCADE_FLAGS,
+    CHECKLIST_FLAGS,
     REPEAT_FLAGS,
     SCALE_OUT_FLAGS,
     SUBSET_FLAGS,
@@ -94,9 +95,9 @@ def test_flags_show_no_type(monkeypatch):
 # The flags each judging command leaves out of the shared ones.
 JUDGING = {
     "score": frozenset(),
-    "pairwise": frozenset(),
-    "calibrate": CASCADE_FLAGS | SUBSET_FLAGS | SCALE_OUT_FLAGS,
-    "refine": CASCADE_FLAGS | SCALE_OUT_FLAGS | REPEAT_FLAGS,
+    "pairwise": CHECKLIST_FLAGS,
+    "calibrate": CASCADE_FLAGS | SUBSET_FLAGS | SCALE_OUT_FLAGS | CHECKLIST_FLAGS,
+    "refine": CASCADE_FLAGS | SCALE_OUT_FLAGS | REPEAT_FLAGS | CHECKLIST_FLAGS,
 }
 
 

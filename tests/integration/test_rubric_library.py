@@ -14,6 +14,7 @@ from tests.integration.conftest import REPO
 
 DATASETS = REPO / "datasets"
 POINTWISE = [p.stem for p in library() if load_rubric(p).kind.value != "pairwise"]
+ASKS_NO_JUDGE = {p.stem for p in library() if not load_rubric(p).asks_judge}
 PAIRWISE = [p.stem for p in library() if load_rubric(p).kind.value == "pairwise"]
 
 
@@ -27,6 +28,10 @@ def test_each_rubric_grades_its_example_dataset(run_cli, judge_server, name):
     n = sum(1 for line in cases.read_text().splitlines() if line.strip())
     assert (run.summary["n_cases"], run.summary["n_failed"]) == (n, 0)
     assert 10 <= n <= 30
+    if name in ASKS_NO_JUDGE:
+        # Issue 32: a rubric of deterministic checks alone (tool-calls) never calls a judge.
+        assert judge_server.requests == []
+        return
     schema = judge_server.requests[0].body["response_format"]["json_schema"]["schema"]
     assert schema["required"][0] == "reasoning"
 

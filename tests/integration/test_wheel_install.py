@@ -139,8 +139,12 @@ def test_the_wheel_holds_every_module_and_the_rubric_library(installed):
     assert "judgecli/library/schema.json" in library
     assert sorted(library - names) == []
     assert "judgecli/library/pairwise.yaml" in names
+    # Issue 32: datasets/images/ (the image set's PNGs) too.
+    source = installed.source / "datasets"
     datasets = {
-        f"judgecli/demo_datasets/{p.name}" for p in (installed.source / "datasets").iterdir()
+        f"judgecli/demo_datasets/{p.relative_to(source).as_posix()}"
+        for p in source.rglob("*")
+        if p.is_file()
     }
     assert sorted(datasets - names) == []
     assert "judgecli-0.1.0.dist-info/licenses/LICENSE" in names
@@ -212,7 +216,7 @@ def test_the_demo_runs_from_the_wheel_in_an_empty_folder(installed, tmp_path):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     said = result.stdout.splitlines()
     assert "UNEXPECTED" not in result.stdout
-    assert sum("(as expected)" in line for line in said) == 8
+    assert sum("(as expected)" in line for line in said) == 9
     # Its runs go under ./runs of the folder it ran in, and it says so.
     (target,) = (tmp_path / "runs").iterdir()
     assert f"demo runs are in runs/{target.name}" in said
@@ -259,3 +263,56 @@ def test_the_simulators_try_line_runs_as_written_from_any_folder(installed, tmp_
         except subprocess.TimeoutExpired:
             simulator.kill()
             simulator.wait(timeout=30)
+
+
+def test_the_pytest_plugin_from_the_wheel_judges_a_test_and_gates_the_session(
+    installed, judge_server: SimulatorServer, tmp_path
+):
+    # Issue 31: the plugin is the wheel's pytest11 entry point: no conftest, no `-p`, only an
+    # installed judgecli and an ini file, as a user's project has them.
+    if FROM_INDEX:
+        pip("--python", str(installed.bin("python")), "install", "--quiet", "pytest")
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\n"
+        "judge_model = openai/sim\n"
+        "judge_rubric = helpfulness\n"
+        f"judge_api_base = {judge_server.url}/v1\n"
+    )
+    (tmp_path / "test_answers.py").write_text(
+        "def test_the_answer_helps(llm_judge):\n"
+        "    verdict = llm_judge.grade({'id': 'tides', 'input': 'What causes the tides?',\n"
+        "        'output': 'The Moon\\'s gravity pulls on the oceans; the Sun adds a little.'})\n"
+        "    assert verdict.reason\n"
+    )
+    passed = run(installed, "python", "-m", "pytest", "-p", "no:cacheprovider", cwd=tmp_path)
+    assert passed.returncode == 0, passed.stdout[-3000:] + passed.stderr[-3000:]
+    assert "graded with helpfulness" in passed.stdout
+    loaded = run(
+        installed,
+        "python",
+        "-c",
+        "import importlib.metadata as m, judgecli.api.pytest_plugin as p\n"
+        "print(p.__file__)\n"
+        "print(sorted(e.value for e in m.entry_points(group='pytest11') if e.name == 'judge'))",
+        cwd=tmp_path,
+    )
+    assert loaded.returncode == 0, loaded.stderr
+    module, entry = loaded.stdout.splitlines()
+    assert Path(module).resolve().is_relative_to(installed.venv.resolve()), module
+    assert "judgecli.api.pytest_plugin" in entry
+    # A pass bar above what one case can show is a failed gate: pytest exits 1.
+    gated = run(
+        installed,
+        "python",
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "--judge-min-pass-rate",
+        "0.9",
+        "--judge-on",
+        "lower-bound",
+        cwd=tmp_path,
+    )
+    assert gated.returncode == 1, gated.stdout[-3000:] + gated.stderr[-3000:]
+    assert "gate FAILED on judged evidence" in gated.stdout

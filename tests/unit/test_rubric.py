@@ -62,7 +62,7 @@ def test_content_hash_changes_when_the_prompt_changes():
         ),
         pytest.param(
             POINTWISE_YAML.replace("kind: pointwise", "kind: ranking"),
-            "r.yaml:3: kind: Input should be 'pointwise', 'binary' or 'pairwise'",
+            "r.yaml:3: kind: Input should be 'pointwise', 'binary', 'pairwise' or 'checklist'",
             id="unknown-kind",
         ),
         pytest.param(
@@ -126,7 +126,7 @@ def test_unknown_rubric_name_is_an_error():
         pytest.param(
             "Answer: {answer}",
             "{answer} is not a case field (fields: {category}, "
-            "{context}, {conversation}, {input}, {output}, {reference};",
+            "{context}, {conversation}, {input}, {output}, {reference}, ",
             id="no-close-name-lists-all",
         ),
     ],

@@ -18,6 +18,7 @@ from judgecli.commands.arena.systems import (
     system_index,
     system_names,
 )
+from judgecli.commands.setup import check_images
 from judgecli.errors import ConfigError
 from judgecli.grading.debias import FlipPolicy
 from judgecli.grading.grade import GradingPlan
@@ -114,6 +115,7 @@ def set_up_arena(
         sample=sample,
         seed=config.seed,
     )
+    check_images(config, rubric, files.images)
     planner = Planner(
         files,
         kind,

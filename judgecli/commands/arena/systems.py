@@ -16,6 +16,7 @@ from pathlib import Path
 
 from judgecli.errors import ConfigError
 from judgecli.inputs.dataset import Case, open_cases
+from judgecli.inputs.images import ImagesShown
 from judgecli.inputs.pairs import Located, Pair, iter_pairs, read_case, scan_pairs
 from judgecli.inputs.rows import RowSource
 from judgecli.inputs.sampling import SampleSize, Selector
@@ -79,6 +80,9 @@ class ArenaFiles:
     requires: list[str]
     field_map: Mapping[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    images: ImagesShown | None = None
+    """Cases whose answers show images (a vision judge is needed), if any of the joins found
+    them (before --limit and --sample: the check is the stricter for it)."""
 
     def read(self, system: int, at: Located) -> Case:
         """One system's case, read back from its row."""
@@ -104,9 +108,10 @@ def joined_pair(
     requires: list[str],
     field_map: Mapping[str, str],
     allow_partial: bool,
+    shown: list[ImagesShown],
 ) -> tuple[dict[str, tuple[Located, Located]], list[str]]:
     """Two systems' files joined on id (`scan_pairs`): case id → both lines, and the
-    join's warnings.
+    join's warnings; the cases that show images are added to `shown`.
     """
     scan = scan_pairs(
         sources[systems[0]],
@@ -117,6 +122,7 @@ def joined_pair(
     )
     cases = iter_pairs(scan, requires=requires, field_map=field_map)
     found = {pair.id: located for located, pair in zip(scan.pairs, cases, strict=True)}
+    shown += [scan.images] if scan.images is not None else []
     return found, scan.warnings
 
 
@@ -140,11 +146,17 @@ def join_files(
     field_map = field_map or {}
     sources = [open_cases(path, seekable=True) for path in paths]
     warnings: list[str] = []
+    shown: list[ImagesShown] = []
     located: dict[SystemPair, dict[str, tuple[Located, Located]]] = {}
     if allow_partial:
         for systems in pairs:
             located[systems], said = joined_pair(
-                sources, systems, requires=requires, field_map=field_map, allow_partial=True
+                sources,
+                systems,
+                requires=requires,
+                field_map=field_map,
+                allow_partial=True,
+                shown=shown,
             )
             warnings += said
     else:
@@ -152,7 +164,12 @@ def join_files(
         where: list[dict[str, Located]] = [{} for _ in paths]
         for other in range(1, len(paths)):
             found, said = joined_pair(
-                sources, (0, other), requires=requires, field_map=field_map, allow_partial=False
+                sources,
+                (0, other),
+                requires=requires,
+                field_map=field_map,
+                allow_partial=False,
+                shown=shown,
             )
             warnings += said
             where[0] = {case_id: at[0] for case_id, at in found.items()}
@@ -180,4 +197,5 @@ def join_files(
         requires=requires,
         field_map=field_map,
         warnings=list(dict.fromkeys(warnings)),
+        images=shown[0] if shown else None,
     )

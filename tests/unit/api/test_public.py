@@ -14,9 +14,13 @@ import pytest
 import judgecli
 
 PUBLIC = [
+    "AsyncGuard",
+    "Attempt",
     "Case",
     "CaseResult",
     "Comparison",
+    "Guard",
+    "GuardResult",
     "Judge",
     "Judgement",
     "Rubric",
@@ -27,6 +31,7 @@ PUBLIC = [
     "calibrate_judge",
     "compare_datasets",
     "errors",
+    "guard",
     "load_rubric",
     "refine_dataset",
     "run_arena",

@@ -19,6 +19,7 @@ from judgecli.errors import ExitCode
 from judgecli.settings.config import FailureLimit, RunConfig
 from judgecli.settings.flags import (
     CASCADE_FLAGS,
+    CHECKLIST_FLAGS,
     REPEAT_FLAGS,
     SCALE_OUT_FLAGS,
     SUBSET_FLAGS,
@@ -26,6 +27,7 @@ from judgecli.settings.flags import (
     flag_fields,
 )
 from judgecli.settings.gate_flags import GateThresholds
+from judgecli.settings.items_per_call import ItemsPerCall
 from judgecli.settings.judges import Price
 from judgecli.settings.score_mode import ScoreMode
 
@@ -137,14 +139,17 @@ prompt:
 # Each judging command's arguments up to its shared flags, and the flags it leaves out.
 COMMANDS = {
     "score": (["score", "cases.jsonl", "--rubric", "pointwise.yaml"], frozenset()),
-    "pairwise": (["pairwise", "old.jsonl", "new.jsonl", "--rubric", "pairwise.yaml"], frozenset()),
+    "pairwise": (
+        ["pairwise", "old.jsonl", "new.jsonl", "--rubric", "pairwise.yaml"],
+        CHECKLIST_FLAGS,
+    ),
     "calibrate": (
         ["calibrate", "labels.jsonl", "--rubric", "pointwise.yaml"],
-        CASCADE_FLAGS | SUBSET_FLAGS | SCALE_OUT_FLAGS,
+        CASCADE_FLAGS | SUBSET_FLAGS | SCALE_OUT_FLAGS | CHECKLIST_FLAGS,
     ),
     "refine": (
         ["refine", "cases.jsonl", "--rubric", "pointwise.yaml", "--generator", "openai/gen"],
-        CASCADE_FLAGS | SCALE_OUT_FLAGS | REPEAT_FLAGS,
+        CASCADE_FLAGS | SCALE_OUT_FLAGS | REPEAT_FLAGS | CHECKLIST_FLAGS,
     ),
 }
 THERE = "elsewhere"
@@ -153,6 +158,9 @@ BESIDE = {
     "escalate": ["--screen", "openai/cheap"],
     "screen_price": ["--screen", "openai/cheap"],
     "retry_failed": ["--resume", THERE],
+    # The last --rubric given is the one used: the library's checklist (which names no
+    # judge), as only a checklist rubric has items to ask about.
+    "items_per_call": ["--rubric", "checklist", "--model", "openai/x"],
 }
 # The flags build_run_config combines (no `to=`): a value, and what RunConfig shows of it.
 COMBINED = {
@@ -171,6 +179,7 @@ COMBINED = {
     "workers": ("3", lambda c: c.workers == 3),
     "shard": ("1/4", lambda c: (c.shard.index, c.shard.count) == (1, 4)),
     "score_mode": ("logprob", lambda c: c.score_mode is ScoreMode.LOGPROB),
+    "items_per_call": ("all", lambda c: c.items_per_call is ItemsPerCall.ALL),
 }
 # Read by the command itself (progress and printing), not by the run.
 COMMAND_ONLY = {"quiet", "json_output", "progress_every"}

@@ -8,19 +8,13 @@ import json
 import pytest
 
 from judgecli.commands.refine import (
-    DEFAULT_FEEDBACK_TEMPLATE,
     Attempt,
     RefineSettings,
     answer_row,
     attempts_of,
-    check_template,
     generator_messages,
     refine_case,
-    render_feedback,
-    self_preference_warning,
-    success_bar,
 )
-from judgecli.errors import ConfigError, RubricError
 from judgecli.grading.grade import GradingPlan
 from judgecli.inputs.dataset import Case
 from judgecli.inputs.rubric_file import parse_rubric
@@ -97,31 +91,7 @@ def test_lift_needs_one_first_and_one_final_per_case():
         lift([1, 2], [3])
 
 
-# --- the feedback template ----------------------------------------------------------------
-
-
-def test_the_template_fills_answer_and_feedback_and_keeps_literal_braces():
-    text = render_feedback("was {answer}; {{note}} {feedback}", answer="A", feedback="F")
-    assert text == "was A; {note} F"
-
-
-def test_the_default_template_is_valid():
-    check_template(DEFAULT_FEEDBACK_TEMPLATE)
-
-
-@pytest.mark.parametrize(
-    ("template", "problem"),
-    [
-        pytest.param("{answer} {critique}", "{critique}", id="unknown-placeholder"),
-        pytest.param("{answer} only", "no {feedback}", id="no-feedback"),
-        pytest.param("{feedback", "--feedback-template", id="unbalanced-brace"),
-        pytest.param("{} {feedback}", "{}", id="positional"),
-        pytest.param("{feedback.upper}", "{feedback.upper}", id="attribute"),
-    ],
-)
-def test_a_bad_template_is_a_config_error(template, problem):
-    with pytest.raises(ConfigError, match=problem.replace("{", r"\{").replace(".", r"\.")):
-        check_template(template)
+# --- the generator's request --------------------------------------------------------------
 
 
 def test_the_retry_message_is_the_original_input_plus_the_rendered_feedback():
@@ -139,40 +109,6 @@ def test_the_case_system_message_wins_over_the_flag():
     assert generator_messages(case, settings(system="flag"), None)[0]["content"] == "from case"
     assert generator_messages(CASE, settings(system="flag"), None)[0]["content"] == "flag"
     assert generator_messages(CASE, settings(), None)[0]["role"] == "user"
-
-
-# --- the success bar ----------------------------------------------------------------------
-
-
-def test_the_bar_defaults_to_the_rubrics_pass_at(pointwise_rubric):
-    assert success_bar(pointwise_rubric, None) == 3
-    assert success_bar(pointwise_rubric, 4) == 4
-
-
-def test_a_bar_outside_the_scale_is_a_config_error(pointwise_rubric):
-    with pytest.raises(ConfigError, match="outside the scale"):
-        success_bar(pointwise_rubric, 5)
-
-
-def test_a_binary_rubric_takes_its_pass_choice_as_the_bar(binary_rubric):
-    assert success_bar(binary_rubric, None) is None
-    with pytest.raises(ConfigError, match="pointwise"):
-        success_bar(binary_rubric, 1)
-
-
-def test_a_pairwise_rubric_cannot_refine():
-    rubric = parse_rubric(
-        "name: p\nkind: pairwise\nrequires: [input]\nprompt: {user: '{input} {output_a} "
-        "{output_b}'}\n",
-        source="p.yaml",
-    )
-    with pytest.raises(RubricError, match="pairwise"):
-        success_bar(rubric, None)
-
-
-def test_the_same_model_as_generator_and_judge_is_warned_about():
-    assert "self-preference" in (self_preference_warning("m", ["m"]) or "")
-    assert self_preference_warning("g", ["m"]) is None
 
 
 # --- stop rules ---------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from judgecli.errors import RubricError
+from judgecli.grading.checklist import items_format, items_messages, items_schema
 from judgecli.grading.prompt import (
     CONFIDENCE_POINTS,
     SCHEMA_INTRO,
@@ -30,11 +31,12 @@ from judgecli.grading.prompt import (
 )
 from judgecli.inputs.dataset import Case
 from judgecli.inputs.rubric_file import load_rubric, parse_rubric
+from judgecli.inputs.rubric_items import RubricItem
 from judgecli.inputs.rubric_library import library
-from judgecli.judge.formats import FormatMode, wire_format
+from judgecli.judge.formats import REASONING_MAX_CHARS, FormatMode, wire_format
 from judgecli.rubric import Rubric, RubricKind, Scale
 from judgecli.simulator.verdicts import verdict_content
-from judgecli.verdict import VerdictError, parse_verdict
+from judgecli.verdict import VerdictError, parse_items_verdict, parse_verdict
 
 # What a grammar-constrained server enforces, by JSON type: the keywords both llama.cpp
 # converters turn into grammar rules — llama-cpp-python 0.3.36's (llama_cpp/llama_grammar.py,
@@ -45,11 +47,14 @@ from judgecli.verdict import VerdictError, parse_verdict
 # - pattern: a regex subset; on one it cannot convert, llama-cpp-python's server falls back to
 #   any JSON without a word;
 # - minLength, format, const, anyOf, $ref: enforced, but nothing in a verdict needs them.
+# A boolean (a checklist item's `met`) is bounded by itself: both converters' PRIMITIVE_RULES
+# write it as ("true" | "false").
 ENFORCED: dict[str, frozenset[str]] = {
     "object": frozenset({"type", "properties", "required", "additionalProperties"}),
     "string": frozenset({"type", "enum", "maxLength"}),
     "integer": frozenset({"type", "enum"}),
     "number": frozenset({"type", "enum"}),
+    "boolean": frozenset({"type"}),
 }
 # llama.cpp refuses a repetition longer than this ("exceeds sane defaults"); llama-cpp-python's
 # server then crashed (judgecli/judge/formats.py).
@@ -88,7 +93,9 @@ def shape(name: str, *, confidence: bool, feedback: bool) -> Rubric:
 def every_rubric() -> Iterator[Any]:
     """Each library rubric, and each shape with and without confidence and feedback."""
     for path in library():
-        yield pytest.param(load_rubric(path), id=f"library-{path.stem}")
+        rubric = load_rubric(path)
+        if rubric.asks_judge:  # a rubric that only checks tool calls sends no schema
+            yield pytest.param(rubric, id=f"library-{path.stem}")
     for name, confidence, feedback in itertools.product(SHAPES, (False, True), (False, True)):
         rubric = shape(name, confidence=confidence, feedback=feedback)
         tail = "-confidence" * confidence + "-feedback" * feedback
@@ -96,6 +103,7 @@ def every_rubric() -> Iterator[Any]:
 
 
 RUBRICS = list(every_rubric())
+LIBRARY_CHECKLIST = next(load_rubric(p) for p in library() if p.stem == "checklist")
 
 
 def prompt_schema(rubric: Rubric) -> dict[str, Any]:
@@ -315,3 +323,36 @@ def test_the_simulator_answers_on_the_schemas_points_as_a_grammar_would(name, mo
             for key in path:
                 value = value[key]
             assert value in at(schema, path)["enum"], (path, value)
+
+
+# Issue 32: a checklist's items asked at once: one object of every item's verdict by number.
+@pytest.mark.parametrize("count", [1, 3, 20])
+def test_the_schema_of_a_checklists_items_asked_at_once_binds_the_judge_under_a_grammar(count):
+    strict = items_format(count)
+    grammar = wire_format(FormatMode.JSON_OBJECT_SCHEMA, strict)
+    assert grammar is not None
+    items = [RubricItem(criterion=f"item {n}", points=n) for n in range(1, count + 1)]
+    system = items_messages(LIBRARY_CHECKLIST, {"conversation": "", "output": "a"}, items)[0]
+    block = system["content"].split(SCHEMA_INTRO, 1)[1].split("```json\n", 1)[1]
+    shown = json.loads(block.split("```", 1)[0])
+    schema = strict["json_schema"]["schema"]
+    assert shown == schema == items_schema(count)
+    for form in (schema, grammar["schema"]):
+        assert unenforced(form) == []
+    # Every item's reasoning is bounded for a grammar (not in strict mode, which refuses it).
+    entry = grammar["schema"]["properties"]["items"]["properties"][str(count)]
+    assert entry["properties"]["reasoning"]["maxLength"] == REASONING_MAX_CHARS
+    assert "maxLength" not in json.dumps(schema)
+    for met in (True, False):
+        reply = {"items": {str(n): {"reasoning": "r", "met": met} for n in range(1, count + 1)}}
+        verdict = parse_items_verdict(json.dumps(reply), count)
+        assert [i.met for i in verdict.items or []] == [met] * count
+
+
+def test_a_checklist_item_asked_alone_is_read_as_the_boolean_the_schema_allows():
+    schema = verdict_schema(LIBRARY_CHECKLIST)
+    assert schema["properties"]["met"] == {"type": "boolean"}
+    for met in (True, False):
+        assert (
+            parse_verdict(json.dumps({"reasoning": "r", "met": met}), LIBRARY_CHECKLIST).met is met
+        )

@@ -90,6 +90,10 @@ TODAY_RESET = {
     "min_accuracy",
     "min_stability",
     "min_pass_k",
+    "min_tool_f1",
+    "min_tool_recall",
+    "min_tool_precision",
+    "min_checklist_score",
 }
 TODAY_SHARED_LIMITS = {"concurrency", "rpm", "tpm", "max_cost"}
 REJUDGED = ("score", "pairwise", "calibrate")

@@ -58,6 +58,21 @@ def test_default_run_dir_is_sortable_utc_command_rubric():
     assert str(path) == "runs/20260102T030405Z-score-helpfulness"
 
 
+def test_a_second_run_in_the_same_second_gets_a_directory_of_its_own(tmp_path, monkeypatch):
+    # `judge score a.jsonl; judge score b.jsonl` in one second: the second exited 2, "already
+    # holds a run", because both defaulted to one name.
+    from datetime import UTC, datetime
+
+    monkeypatch.chdir(tmp_path)
+    now = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    first = default_run_dir("score", "helpfulness", now=now)
+    first.mkdir(parents=True)
+    second = default_run_dir("score", "helpfulness", now=now)
+    assert str(second) == "runs/20260102T030405Z-score-helpfulness-2"
+    second.mkdir()
+    assert str(default_run_dir("score", "helpfulness", now=now)).endswith("-helpfulness-3")
+
+
 def judged(i: str, *, cached: bool) -> CaseResult:
     call = Judgement(model="m", order=None, attempts=0 if cached else 1, cached=cached)
     return result(i).model_copy(update={"judgements": [call]})

@@ -29,7 +29,7 @@ from judgecli.commands.drift.measure import measure_drift
 from judgecli.deciding.corrected import HumanLabels, corrected_fields
 from judgecli.inputs.labels import Label, LabelSpace
 from judgecli.inputs.rubric_file import parse_rubric
-from judgecli.result import CaseResult, CaseStatus, RepeatVerdict, Winner
+from judgecli.result import CallCheck, CaseResult, CaseStatus, CheckedCall, RepeatVerdict, Winner
 from judgecli.rubric import RubricKind
 from judgecli.stats.interval_rule import MIN_INFORMATIVE
 from judgecli.summary.arena import ScheduleSummary, summarize_arena
@@ -48,6 +48,9 @@ POINTWISE = parse_rubric(
     "criteria:\n  - {name: accuracy, weight: 1}\n  - {name: clarity, weight: 1}\n"
     "prompt:\n  user: '{input} {output}'\n",
     source="p",
+)
+TOOL_CALLS = parse_rubric(
+    "name: t\nkind: binary\nchoices: [PASS, FAIL]\ntool_calls: {match: exact}\n", source="t"
 )
 BINARY = parse_rubric(
     "name: b\nkind: binary\nchoices: [YES, NO]\nprompt:\n  user: '{input} {output}'\n",
@@ -80,6 +83,10 @@ PROPORTIONS = frozenset(
         "win_rate_corrected",
         "pass_rate_corrected",
         "win_rate_length_controlled",
+        # Issue 32: a tool-call check's micro-averaged numbers (summary.tool_calls).
+        "precision",
+        "recall",
+        "f1",
     }
 )
 """Every summary key that is a proportion (share of cases, or a mean of probabilities)."""
@@ -271,6 +278,31 @@ def test_score_summaries_have_honest_intervals(sample):
     for rubric, rows in ((POINTWISE, scored(sample)), (BINARY, chosen(sample))):
         s = summary_json(summarize_score(rows, rubric=rubric, models=["m"]))
         assert check_honest(s) >= 1
+
+
+def checked_calls(sample: Sample) -> list[CaseResult]:
+    """Cases whose tool calls were checked: each (matched, missed, extra) drawn from the
+    sample, among them a case expecting no call that made none (it informs nothing)."""
+    counts = sample.draw([(1, 0, 0), (2, 1, 0), (0, 2, 0), (0, 0, 2), (1, 0, 1), (0, 0, 0)])
+    rows = []
+    for i, (matched, missed, extra) in enumerate(counts):
+        call = CheckedCall(name="f", arguments={"i": i})
+        check = CallCheck(
+            matched=[call] * matched, missed=[call] * missed, extra=[call] * extra, decided=True
+        )
+        rows.append(
+            ok(i, choice="PASS", passed=check.passed, tool_calls=check, category="ab"[i % 2])
+        )
+    return rows
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_tool_call_summaries_have_honest_intervals(sample):
+    # Issue 32: precision, recall and F1 are proportions (of calls): an interval whenever
+    # they have a value, never a point, in [0, 1] — also when every case is perfect.
+    s = summary_json(summarize_score(checked_calls(sample), rubric=TOOL_CALLS, models=[]))
+    calls = s["tool_calls"]
+    assert check_honest(calls) == 3 * (1 + len(calls["by_category"]))
 
 
 @pytest.mark.parametrize("sample", SAMPLES)
