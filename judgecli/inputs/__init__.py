@@ -17,6 +17,7 @@ is an error naming file:line and the fix (exit 2), never a half-made run.
 - `conversation`: a case's `messages` (a chat, or an agent's run with its tool turns),
   parsed and rendered fenced by role
 - `tools`: tool calls, tool schemas and expected calls read into one shape
+- `shape_error`: the one base of the errors of a case's value whose shape cannot be read
 - `trajectory`: an agent's run as steps (one per tool call), each step's view, the run's
   texts and lengths
 - `images`: content parts with images in a case's fields and turns, read (a file as a data
