@@ -77,6 +77,7 @@ bench: install
 	$(BIN)/python tests/bench/bench_sequential.py
 	$(BIN)/python tests/bench/bench_workers.py
 	$(BIN)/python tests/bench/bench_inputs.py
+	$(BIN)/python tests/bench/bench_active.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache
@@ -84,7 +85,9 @@ clean:
 schema: install
 	$(BIN)/judge rubrics schema > rubrics/schema.json
 
-# docs/report.png, the report screenshot in README: a real pairwise run against the
-# simulator, rendered by headless Chromium (`make browser` installs Debian's).
+# docs/report.png, the report screenshot in README, and docs/view-*.png, judge view's pages
+# (docs/view.md): real runs against the simulator, rendered by headless Chromium (`make
+# browser` installs Debian's).
 docs-images: install browser
 	$(BIN)/python docs/images.py $(CHROMIUM)
+	$(BIN)/python docs/view_images.py $(CHROMIUM)

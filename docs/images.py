@@ -48,9 +48,11 @@ def judge_pairwise(api_base: str, out: Path) -> None:
     subprocess.run(args, env=env, check=True, timeout=600)
 
 
-def screenshot(chromium: str, page: Path, png: Path, profile: Path) -> None:
-    """Render `page` headless; a profile of its own keeps the user's browser state out."""
-    args = [
+def headless(chromium: str, png: Path, profile: Path) -> list[str]:
+    """Chromium's command line for one screenshot of WINDOW's size into `png`, headless; a
+    profile of its own keeps the user's browser state out (docs/view_images.py too).
+    """
+    return [
         chromium,
         "--headless",
         "--no-sandbox",
@@ -62,8 +64,12 @@ def screenshot(chromium: str, page: Path, png: Path, profile: Path) -> None:
         f"--user-data-dir={profile}",
         f"--window-size={WINDOW}",
         f"--screenshot={png}",
-        page.as_uri(),
     ]
+
+
+def screenshot(chromium: str, page: Path, png: Path, profile: Path) -> None:
+    """Render `page` headless."""
+    args = [*headless(chromium, png, profile), page.as_uri()]
     subprocess.run(args, check=True, timeout=300, capture_output=True)
 
 

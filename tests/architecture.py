@@ -39,6 +39,7 @@ STAGES: list[set[str]] = [
     {"simulator/"},
     {"running/"},
     {"commands/"},
+    {"view/"},
     {"api/"},
     {"cli/"},
     {"startup"},
@@ -48,7 +49,8 @@ STAGES: list[set[str]] = [
 (`stats/`), then the words every stage speaks (errors, usage, the rubric, a verdict, a
 case's result), then the stages a case flows through: read (inputs), configured (settings),
 written (store), asked (judge), graded, summarised, decided on, reported; `running/` is the
-spine that drives them, `commands/` what each command adds to it, `api/` the engine called
+spine that drives them, `commands/` what each command adds to it, `view/` the web app over
+finished runs (it compares them as `judge drift` does), `api/` the engine called
 from Python, `cli/` the command line, `startup` the process's entry."""
 
 

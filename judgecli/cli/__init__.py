@@ -17,6 +17,7 @@ command.
 - `score`, `pairwise`, `calibrate`, `refine`, `arena`: the judging commands
 - `drift`, `rejudge`: `judge drift`, and re-judging a run's anchor set for it
 - `gate`, `report`, `resume`, `merge`, `collect`: commands over finished (or stopped) runs
+- `view`: the local web app to browse, compare and label runs
 - `review`, `rubrics`, `cache`: the review sheet, the rubric library, the reply cache
 - `simulate`, `demo`, `demo_data`: the bundled simulator, the offline demo and its datasets
 - `flags`, `options`, `invocation`: the shared flags as typer options, the options a few

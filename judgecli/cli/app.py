@@ -149,6 +149,7 @@ COMMANDS = (
     "resume",
     "score",
     "simulate",
+    "view",
     "cache",
     "review",
     "rubrics",

@@ -7,15 +7,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from judgecli.cli.app import app, exits_with_code, stderr
+from judgecli.cli.app import app, exits_with_code, stderr, stdout
 from judgecli.cli.invocation import invocation
 from judgecli.cli.options import SheetFormatChoice, choice
-from judgecli.errors import ExitCode
+from judgecli.errors import ConfigError, ExitCode, InputError
 
 if TYPE_CHECKING:
+    from judgecli.inputs.label_files import PlannedRow
+    from judgecli.inputs.review import Pick
+    from judgecli.result import CaseResult
     from judgecli.rubric import Rubric
 
-review_app = typer.Typer(help="Human review: export cases to label.", no_args_is_help=True)
+review_app = typer.Typer(
+    help="Human review: plan which cases to label, export them to a sheet.", no_args_is_help=True
+)
 app.add_typer(review_app, name="review")
 
 
@@ -63,6 +68,14 @@ def export_command(
     rubric: Annotated[
         str | None, typer.Option("--rubric", "-r", help="Rubric for the scale and pass_at.")
     ] = None,
+    plan: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="PLAN.jsonl",
+            help="The cases of a label plan (`judge review plan --out`), in its order, each "
+            "row with its inclusion probability (instead of --sample/--include).",
+        ),
+    ] = None,
 ) -> ExitCode:
     """Write a sheet for human labelling: a seeded sample stratified by category and verdict,
     plus every case of the --include groups. The judge's verdict is hidden unless
@@ -77,6 +90,16 @@ def export_command(
 
     size = review.parse_sample(sample)
     groups = review.parse_groups(include)
+    planned = None
+    if plan is not None:
+        from judgecli.inputs.label_files import read_plan
+
+        if sample is not None or include is not None:
+            raise ConfigError(
+                "--plan picks the sheet's cases: --sample and --include do not apply",
+                hint="drop --sample and --include, or --plan",
+            )
+        planned = {row.id: row for row in read_plan(plan)}
     suffix = out.suffix.lstrip(".").lower()
     sheet_format = SheetFormat(fmt or ("jsonl" if suffix == "jsonl" else "csv"))
     info = read_run_info(run_dir, hint="pass the --out directory of a judge run")
@@ -98,6 +121,8 @@ def export_command(
         pass_at=loaded.pass_at if loaded else None,
         band=band,
     )
+    if planned is not None and plan is not None:
+        picks = planned_picks(results, planned, plan, run_dir)
     if (
         review.Group.BORDERLINE in groups
         and not pairwise
@@ -124,7 +149,7 @@ def export_command(
         texts = review.read_cases(dataset, field_map)
     note = review.label_note(loaded, pairwise=pairwise)
     sheet = review.build_sheet(
-        picks, texts, note=note, show_verdict=show_verdict, blinding=blinding
+        picks, texts, note=note, show_verdict=show_verdict, blinding=blinding, planned=planned
     )
     write_sheet(out, sheet, sheet_format, key=key)
     entry = {"argv": invocation(ctx), "out": str(out), "n": len(sheet.rows)}
@@ -133,6 +158,86 @@ def export_command(
     if key is not None:
         stderr.print(f"its A/B key is in {key.path}: keep it from the raters")
     return ExitCode.OK
+
+
+@review_app.command("plan")
+@exits_with_code
+def plan_command(
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A finished run.")],
+    budget: Annotated[
+        int, typer.Option(metavar="N", help="Labels to spend (the expected number drawn).")
+    ],
+    strategy: Annotated[
+        str,
+        typer.Option(
+            metavar="uniform|disagreement|uncertainty",
+            help="What the inclusion probabilities follow: nothing (uniform), the judge's "
+            "disagreement with itself (panel, orders, repeats), or that and its logprob margin.",
+        ),
+    ] = "uncertainty",
+    seed: Annotated[int, typer.Option(metavar="N", help="Seed of the draw.")] = 0,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="The plan to write (a new JSONL file; default: stdout)."),
+    ] = None,
+) -> ExitCode:
+    """Plan which cases a human should label: each graded case is drawn with a known
+    probability that follows the judge's uncertainty (active inference), listed surest
+    first with why. Labels made on the plan keep that probability (judge view writes it),
+    and --labels weighs them by it so the corrected number stays unbiased.
+    """
+    from judgecli.deciding.label_plan import LabelStrategy, plan_labels
+    from judgecli.store.plans import plan_text, write_plan
+
+    try:
+        chosen = LabelStrategy(strategy)
+    except ValueError:
+        raise ConfigError(
+            f"--strategy {strategy!r} is not a strategy",
+            hint="one of: " + ", ".join(s.value for s in LabelStrategy),
+        ) from None
+    if out is not None and out.exists():  # refused before the run is read
+        write_plan(out, [])
+    plan = plan_labels(run_dir, budget=budget, strategy=chosen, seed=seed)
+    lines = [
+        {
+            "id": case.id,
+            "inclusion_probability": case.inclusion_probability,
+            "why": case.why,
+            "strategy": plan.strategy.value,
+            "budget": plan.budget,
+            "seed": plan.seed,
+        }
+        for case in plan.cases
+    ]
+    if plan.fallback:
+        stderr.print(f"note: {plan.fallback}: the plan is uniform")
+    if out is None:
+        stdout.print(plan_text(lines), end="", markup=False, soft_wrap=True)
+    else:
+        write_plan(out, lines)
+    where = "" if out is None else f"wrote {out}: "
+    stderr.print(
+        f"{where}{len(plan.cases)} of {plan.population} graded case(s) to label "
+        f"({plan.strategy.value}, budget {plan.budget}, seed {plan.seed})"
+    )
+    return ExitCode.OK
+
+
+def planned_picks(
+    results: list[CaseResult], planned: dict[str, PlannedRow], plan: Path, run_dir: Path
+) -> list[Pick]:
+    """The sheet's cases of a plan, in the plan's order, each with why it was drawn."""
+    from judgecli.inputs.review import Pick
+
+    by_id = {r.id: r for r in results}
+    missing = [case_id for case_id in planned if case_id not in by_id]
+    if missing:
+        raise InputError(
+            f"{plan}: case {missing[0]!r} is not a case of {run_dir}",
+            hint="export a plan with the run it was made for",
+        )
+    return [Pick(result=by_id[row.id], reasons=(row.why,)) for row in planned.values()]
 
 
 def recorded_inputs(info: dict[str, Any]) -> dict[str, Path]:
@@ -167,7 +272,6 @@ def rubric_of_run(results: Path, warnings: list[str]) -> Rubric | None:
     why, when it cannot be found or has changed since the run (its scale may have too).
     """
     from judgecli.commands.setup import named_rubric
-    from judgecli.errors import InputError
     from judgecli.store import read_run_info
 
     unchecked = "the labels are checked against no scale (pass --rubric)"
@@ -203,8 +307,6 @@ def load_scale_rubric(name: Any, run_hash: str, pairwise: bool) -> Rubric | None
 
 def missing_cases(flags: str) -> Exception:
     """The error for a run whose case text cannot be found."""
-    from judgecli.errors import InputError
-
     return InputError(
         "the run's results hold no case text and its datasets were not found", hint=f"pass {flags}"
     )

@@ -10,4 +10,6 @@ failed on judged evidence (exit 1) or undecided (exit 3).
 - `outcomes`: the value one case contributes to a gated mean
 - `sequential`: --sequential: follow a confidence sequence and stop once decided
 - `corrected`: human-corrected estimates (PPI++, --labels)
+- `label_plan`: which cases a human should label, with known inclusion probabilities
+  (`judge review plan`, the viewer's next case)
 """

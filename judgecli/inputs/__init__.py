@@ -26,7 +26,8 @@ is an error naming file:line and the fix (exit 2), never a half-made run.
 - `pairs`: OLD and NEW joined on id (`judge pairwise`, `judge arena`)
 - `sampling`: `--sample` and `--limit`, chosen in one pass
 - `shard`: which cases one machine of many judges (`--shard`)
-- `labels`: human labels (JSONL or a review sheet) for calibrate and `--labels`
+- `labels`: human labels (JSONL, a review sheet, label files) for calibrate and `--labels`
+- `label_files`: the label files `judge view` writes (`RUN/labels/<rater>.jsonl`), read back
 - `review`: the human review queue and the sheet its cases are labelled on
 - `yamlfile`: YAML read strictly, with line numbers
 - `rubric_file`: a rubric file read (`extends:` followed), its errors by line

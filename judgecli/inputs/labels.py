@@ -1,6 +1,8 @@
 """Human labels for `judge calibrate`: `{"id", "label", "annotator"?}` per JSONL line (or
-Parquet or hf:// row, rows.py), or the rows of a CSV sheet with `id`, `label` and
-`annotator` columns (`judge review export`).
+Parquet or hf:// row, rows.py; `rater` is read as `annotator`), the rows of a CSV sheet
+with `id`, `label` and `annotator` columns (`judge review export`), or the label files
+`judge view` writes (`RUN/labels/<rater>.jsonl`: a file, the folder, or the run
+directory; label_files.py).
 
 A label is checked against what it labels: a score must lie on the rubric's scale, a
 choice must be one of the rubric's choices (pass/fail and true/false are accepted for a
@@ -20,13 +22,21 @@ import json
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgecli.errors import ConfigError, DatasetError
 from judgecli.inputs.dataset import case_ids
 from judgecli.inputs.jsonl import open_input
+from judgecli.inputs.label_files import (
+    PLAN_COLUMNS,
+    RawLabel,
+    label_files,
+    read_label_files,
+    sheet_design,
+)
 from judgecli.inputs.pairs import named
-from judgecli.inputs.rows import DataPath, RowSource, shown
+from judgecli.inputs.rows import DataPath, RowSource, hub_text, shown
 from judgecli.inputs.sources import open_rows
 from judgecli.inputs.tables import CsvSource
 from judgecli.result import Winner
@@ -50,6 +60,13 @@ class Label:
     """A score (float), a rubric choice, or a Winner value ("old"/"new"/"tie")."""
     annotator: str | None
     line: int
+    inclusion_probability: float | None = None
+    """The probability a label plan had of drawing the case (`judge review plan`), or
+    None for a label made outside a plan."""
+    strategy: str | None = None
+    """The plan's strategy (`uniform`, `disagreement`, `uncertainty`), when it says."""
+    budget: int | None = None
+    """The plan's budget of labels, when it says."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +165,9 @@ def read_labels(
     sheet.
     """
     label_map = label_map or {}
+    files = None if hub_text(path) else label_files(Path(path))
+    if files is not None:
+        return [file_label(raw, space, label_map) for raw in read_label_files(files)]
     labels: list[Label] = []
     first: dict[tuple[str, str | None], int] = {}
     source = open_rows(path, example=LABEL_EXAMPLE)
@@ -190,7 +210,8 @@ def read_labels(
                 hint='add an "annotator" field to tell raters apart',
             )
         first[pair] = number
-        labels.append(Label(id=str(case_id), value=value, annotator=who, line=number))
+        design = sheet_design(source.error, number, fields)
+        labels.append(Label(id=str(case_id), value=value, annotator=who, line=number, **design))
     if not labels:
         raise source.error(
             None,
@@ -198,6 +219,16 @@ def read_labels(
             hint=f"a labels file holds one label per line, e.g. {LABEL_EXAMPLE}",
         )
     return labels
+
+
+def file_label(raw: RawLabel, space: LabelSpace, label_map: Mapping[str, str]) -> Label:
+    """A standing line of `judge view`'s label files, checked against the label space."""
+    value = normalise(raw.raw, space, label_map)
+    if value is None:
+        problem = f"label {raw.raw!r} is not {describe(space)}"
+        raise DatasetError(raw.path, raw.line, problem, hint=label_hint(space))
+    planned = raw.inclusion_probability
+    return Label(raw.id, value, raw.rater, raw.line, planned, raw.strategy, raw.budget)
 
 
 def label_hint(space: LabelSpace) -> str:
@@ -301,7 +332,8 @@ def object_rows(source: RowSource) -> Iterator[Row]:
         fields = row.fields
         if "label" not in fields:
             raise source.error(row.number, 'missing "label"', hint=f"e.g. {LABEL_EXAMPLE}")
-        yield row.number, fields.get("id"), fields.get("label"), fields.get("annotator"), fields
+        who = fields.get("annotator", fields.get("rater"))
+        yield row.number, fields.get("id"), fields.get("label"), who, fields
 
 
 def csv_rows(source: CsvSource, space: LabelSpace, label_map: Mapping[str, str]) -> Iterator[Row]:
@@ -314,7 +346,7 @@ def csv_rows(source: CsvSource, space: LabelSpace, label_map: Mapping[str, str])
         records = source.records(handle)
         first = next(records, None)
         header = [h.strip().casefold() for h in first[2]] if first else []
-        names = ("id", "annotator", "code", "output_a", "output_b")
+        names = ("id", "annotator", "code", "output_a", "output_b", *PLAN_COLUMNS)
         where: dict[str, int] = {n: header.index(n) for n in names if n in header}
         labelled = [i for i, h in enumerate(header) if h == "label" or h.startswith("label (")]
         if "id" not in where or len(labelled) != 1:

@@ -27,13 +27,14 @@ import math
 import random
 import statistics
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from judgecli.errors import ConfigError, InputError
 from judgecli.inputs.dataset import Case, case_from, check_unique, open_cases
+from judgecli.inputs.label_files import PLAN_COLUMNS, PlannedRow
 from judgecli.inputs.rows import DataPath
 from judgecli.inputs.sampling import SAMPLE_SYNTAX, SampleSize
 from judgecli.result import CaseResult, CaseStatus
@@ -299,6 +300,7 @@ def build_sheet(
     note: str | None,
     show_verdict: bool,
     blinding: Blinding | None = None,
+    planned: Mapping[str, PlannedRow] | None = None,
 ) -> Sheet:
     """The sheet's rows: the case text a rater needs (joined on id), a blank label and
     annotator, and the judge's verdict only when asked (raters shown it anchor on it).
@@ -307,6 +309,9 @@ def build_sheet(
     with a `blinding`) shows the answers as `output_a`/`output_b` in a per-row order, with
     a `code` the sheet's key maps back, and no reason: "inconsistent" would tell raters the
     judge hesitated. Its verdict, when shown, is A, B or tie.
+
+    A sheet of a label plan (`planned`, issue 33) carries each row's inclusion probability,
+    strategy and budget after the label, so the labels read back from it keep them.
 
     Raises:
         InputError: If a picked case is missing from the cases.
@@ -351,7 +356,15 @@ def build_sheet(
             output = first.field_text("output") or ""
             row |= {"output": output, "reason": "; ".join(pick.reasons)}
         row["reference"] = first.reference or ""
-        rows.append(row | {"verdict": verdict, "label": "", "annotator": ""})
+        row |= {"verdict": verdict, "label": "", "annotator": ""}
+        if planned is not None:
+            plan = planned[pick.result.id]
+            row |= {
+                "inclusion_probability": repr(plan.inclusion_probability),
+                "strategy": plan.strategy or "",
+                "budget": "" if plan.budget is None else str(plan.budget),
+            }
+        rows.append(row)
     columns = (
         ["id", "code", "category", "input", "output_a", "output_b"]
         if blinding
@@ -359,9 +372,10 @@ def build_sheet(
     )
     columns += ["reference"] * any(row["reference"] for row in rows)
     columns += ["reason"] * (blinding is None) + ["verdict"] * show_verdict
+    columns += ["label", "annotator"] + list(PLAN_COLUMNS) * (planned is not None)
     return Sheet(
-        columns=[*columns, "label", "annotator"],
-        rows=[{k: r[k] for k in [*columns, "label", "annotator"]} for r in rows],
+        columns=columns,
+        rows=[{k: r[k] for k in columns} for r in rows],
         label_note=note,
         key=key,
     )

@@ -2,6 +2,8 @@
 They return text; the store writes it.
 
 - `markdown`: the headline, report.md, and the terminal tables
+- `pairwise`: a pairwise run's tables: the result, the judge's biases (agents' tool calls
+  too), categories, judges
 - `cells`: sections, number and interval formatting shared by every renderer
 - `calibrate`, `refine`: those commands' headline numbers and tables
 - `cascade`: the tiered run's tables (--screen)

@@ -6,7 +6,12 @@ above/below marks were made (the legend of their tables and charts).
 from __future__ import annotations
 
 from judgecli.report.cells import NA, Section, fmt, fmt_ci, fmt_pct, reason_for
-from judgecli.summary.facts import CategoryCalls, CorrectedEstimate, SequentialSummary
+from judgecli.summary.facts import (
+    CategoryCalls,
+    CorrectedEstimate,
+    LabelDesign,
+    SequentialSummary,
+)
 from judgecli.summary.gate_records import GateCheck, GateMetric, GateOutcome, GateResult
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.run import RunSummary
@@ -146,13 +151,18 @@ def sequential_section(seq: SequentialSummary) -> Section:
 
 
 def corrected_section(
-    corrections: dict[str, CorrectedEstimate], no_interval: dict[str, str] | None = None
+    corrections: dict[str, CorrectedEstimate | LabelDesign],
+    no_interval: dict[str, str] | None = None,
 ) -> Section:
     """Judge vs human-corrected numbers, with the label budget (and, from the summary's
-    `no_interval`, why a corrected number has no interval).
+    `no_interval`, why a corrected number has no interval), and the plan that drew the
+    labels when it weighed them (`corrections.design`, issue 33).
     """
     rows: list[tuple[str, ...]] = []
+    design = corrections.get("design")
     for metric, c in corrections.items():
+        if not isinstance(c, CorrectedEstimate):
+            continue
         more = NA
         if c.target_half_width is not None:
             target = on_scale(metric, c.target_half_width)
@@ -175,6 +185,10 @@ def corrected_section(
             ("  λ (weight of the judge)", fmt(c.lam, 2), ""),
             ("  labels to narrow it", more, ""),
         ]
+    if isinstance(design, LabelDesign):
+        planned = f"{design.strategy or '?'} plan, budget {design.budget or '?'}"
+        rows.append(("  labels drawn by", planned, f"{design.n_unplanned:,} unplanned left out"))
+        return Section("human-corrected (active inference)", ["measure", "value", "95% CI"], rows)
     return Section("human-corrected (PPI++)", ["measure", "value", "95% CI"], rows)
 
 

@@ -1,6 +1,6 @@
 """The length-controlled win rate in a pairwise report: its row beside the raw win rate and
 the fitted length coefficient in the judge-bias (length) table. Shared by report.md,
-report.html and the terminal, which all build on `markdown.pairwise_sections`. The label
+report.html and the terminal, which all build on `pairwise.pairwise_sections`. The label
 says what the number is: AlpacaEval 2's GLM without its instruction-difficulty term, not
 the number AlpacaEval publishes.
 """

@@ -24,5 +24,7 @@ reference values.
 - `group_tests`: a rate against a bar, a category against the rest (permutation, Welch)
 - `multiplicity`: Holm and Benjamini–Hochberg, per-category marks
 - `ppi`: human-corrected means by prediction-powered inference (PPI++)
+- `active`: active inference: inclusion probabilities that follow the judge's uncertainty,
+  and the inverse-probability-weighted corrected mean
 - `special`: the Student t and binomial distributions (incomplete beta), without scipy
 """

@@ -14,6 +14,9 @@ the file and the fix (store/disk.py), and leaves no half line and no temporary f
 - `reading`: results.jsonl read back (summary.json is `summary.run`'s)
 - `cache`, `cache_transfer`: the reply cache (SQLite), and it exported and imported
 - `sheets`: the labelling sheets of `judge review export`
+- `plans`: the label plans of `judge review plan`
+- `labels`: the label files `judge view` appends to (RUN/labels/<rater>.jsonl), one whole
+  line per label under a lock
 - `step_summary`: report.md appended to a CI job's summary ($GITHUB_STEP_SUMMARY)
 - `inputs`: datasets and rubrics the Python API was given in memory, kept in the run
   directory; a fresh run directory for each API run

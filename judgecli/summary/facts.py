@@ -240,6 +240,28 @@ class CorrectedEstimate(Record):
     (None: not reachable by labelling every case)."""
 
 
+class LabelDesign(Record):
+    """`corrections.design` (issue 33): the labels were drawn by a plan with known inclusion
+    probabilities (`judge review plan`), and the corrected numbers weigh each label by the
+    inverse of its probability (active inference, `stats.active`), not PPI++.
+    """
+
+    strategy: str | None
+    """The plan's strategy (uniform, disagreement, uncertainty); None when the labels
+    do not say."""
+    budget: int | None
+    """The plan's budget of labels; None when the labels do not say."""
+    weighted: bool
+    """Whether the labels' inclusion probabilities weighed the estimate (always true here)."""
+    n_weighted: int
+    """Labelled graded cases with an inclusion probability: those the estimate uses."""
+    n_unplanned: int
+    """Labelled graded cases without one (made outside the plan): left out of the estimate,
+    which is unbiased only over the plan's own draws."""
+    estimator: str
+    """The method, in words."""
+
+
 class SummaryHead(Part):
     """The keys every summary starts with: what ran, how many cases ended how, what it cost."""
 

@@ -37,6 +37,7 @@ from judgecli.summary.facts import (
     Command,
     CorrectedEstimate,
     CriterionSummary,
+    LabelDesign,
     SummaryHead,
     SummaryTail,
     calls_summary,
@@ -129,8 +130,9 @@ class PairwiseSummary(SummaryTail, PairwiseNumbers):
     win_rate_corrected: float | None = None
     """Human-corrected win rate (PPI++ with --labels)."""
     win_rate_corrected_ci: Interval | None = None
-    corrections: dict[str, CorrectedEstimate] | None = None
-    """How each corrected number was made (--labels)."""
+    corrections: dict[str, CorrectedEstimate | LabelDesign] | None = None
+    """How each corrected number was made (--labels), and under `design` the plan that drew
+    the labels when they carry inclusion probabilities."""
     win_rate_length_controlled: float | None = None
     """NEW's win rate predicted at equal answer length: AlpacaEval 2's length-controlled GLM
     without its instruction-difficulty term (`length_control.outcome` says what was fitted)."""

@@ -22,6 +22,7 @@ from judgecli.summary.facts import (
     Command,
     CorrectedEstimate,
     CriterionSummary,
+    LabelDesign,
     SummaryHead,
     SummaryTail,
     calls_summary,
@@ -68,8 +69,9 @@ class ScoreSummary(SummaryTail, ScoreNumbers):
     mean_corrected: float | None = None
     """Human-corrected mean score (PPI++ with --labels)."""
     mean_corrected_ci: Interval | None = None
-    corrections: dict[str, CorrectedEstimate] | None = None
-    """How each corrected number was made (--labels)."""
+    corrections: dict[str, CorrectedEstimate | LabelDesign] | None = None
+    """How each corrected number was made (--labels), and under `design` the plan that drew
+    the labels when they carry inclusion probabilities."""
     tool_calls: ToolCallsSummary | None = None
     """A rubric with a `tool_calls` check: precision, recall and F1 of the calls made,
     micro-averaged over every call, with intervals (summary.tool_calls)."""
