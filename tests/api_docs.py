@@ -31,6 +31,9 @@ FUNCTIONS = [
     "calibrate_judge",
     "refine_dataset",
     "run_arena",
+    "probe_judge",
+    "qualify_judge",
+    "align_rubric",
     "load_rubric",
     "guard",
 ]

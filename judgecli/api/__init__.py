@@ -6,6 +6,11 @@ public names are `judgecli`'s own (`from judgecli import Judge, score_dataset`),
 - `verdicts`: what a Judge returns (`Verdict`, `Comparison`, `Usage`), or GradeError
 - `jobs`: `score_dataset`, `compare_datasets`: whole jobs, as `judge score` and `pairwise`
 - `calibration`, `refining`, `arena`: `calibrate_judge`, `refine_dataset`, `run_arena`
+- `aligning`: `align_rubric`, a rubric shaped on labels and proved on a sealed split as
+  `judge align` does
+- `probing`: `probe_judge`, the judge's biases measured as `judge probe` does
+- `qualifying`: `qualify_judge`, a judge measured on labelled judge sets as `judge qualify`
+  does, and its record
 - `runs`: a finished job (`Run`), its run directory prepared, its job run on the spine
 - `settings`: keyword arguments as the command line's flags and thresholds
 - `cases`: cases given in memory, checked as a dataset's rows

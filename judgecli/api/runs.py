@@ -25,9 +25,11 @@ if TYPE_CHECKING:
     from judgecli.rubric import Rubric
     from judgecli.running.job import Job
     from judgecli.summary.arena import ArenaSummary
+    from judgecli.summary.probe import ProbeSummary
+    from judgecli.summary.qualify import QualifySummary
     from judgecli.summary.run import RunSummary
 
-S = TypeVar("S", bound="RunSummary | ArenaSummary")
+S = TypeVar("S", bound="RunSummary | ArenaSummary | ProbeSummary | QualifySummary")
 Dataset = str | Path | Iterable[CaseLike]
 """A dataset as the API takes it: a path (JSONL, CSV, Parquet, `hf://owner/name[:split]`),
 or rows (dicts or Cases), which the run keeps as RUN_DIR/inputs/NAME.jsonl."""

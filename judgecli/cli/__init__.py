@@ -15,9 +15,13 @@ command.
 - `app`: the typer app, `exits_with_code`, the consoles, the commands' order
 - `main`: the app with every command registered (for in-process callers)
 - `score`, `pairwise`, `calibrate`, `refine`, `arena`: the judging commands
+- `align`: `judge align`, a rubric shaped on labels and proved on a sealed split
 - `drift`, `rejudge`: `judge drift`, and re-judging a run's anchor set for it
 - `gate`, `report`, `resume`, `merge`, `collect`: commands over finished (or stopped) runs
+- `qualify`, `qualified`: `judge qualify` (a judge measured on labelled judge sets), and
+  the `--require-qualified` option score, pairwise and gate share
 - `view`: the local web app to browse, compare and label runs
+- `probe`: `judge probe`, the judge's position, length and verbosity biases
 - `review`, `rubrics`, `cache`: the review sheet, the rubric library, the reply cache
 - `simulate`, `demo`, `demo_data`: the bundled simulator, the offline demo and its datasets
 - `flags`, `options`, `invocation`: the shared flags as typer options, the options a few

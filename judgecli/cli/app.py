@@ -136,6 +136,7 @@ app = typer.Typer(
 
 
 COMMANDS = (
+    "align",
     "arena",
     "calibrate",
     "collect",
@@ -144,6 +145,8 @@ COMMANDS = (
     "gate",
     "merge",
     "pairwise",
+    "probe",
+    "qualify",
     "refine",
     "report",
     "resume",

@@ -10,6 +10,7 @@ import typer
 from judgecli.cli.app import app, exits_with_code, stderr
 from judgecli.cli.flags import gate_thresholds
 from judgecli.cli.options import GateOnChoice, GateOnOpt
+from judgecli.cli.qualified import RequireQualifiedOpt
 from judgecli.errors import ExitCode
 from judgecli.settings.gate_flags import GateThresholds
 
@@ -29,6 +30,7 @@ def gate_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the gate's verdict as JSON on stdout.")
     ] = False,
+    require_qualified: RequireQualifiedOpt = None,
 ) -> ExitCode:
     """Exit 0 when the run meets every threshold, 1 when it does not, 3 when its evidence
     cannot decide (a number undefined on its data, a missing interval, a pairwise judge
@@ -52,6 +54,10 @@ def gate_command(
             "no threshold given", hint="e.g. --min-win-rate 0.55 (and --on lower-bound)"
         )
     summary = read_summary(summary_file)
+    if require_qualified is not None:
+        from judgecli.commands.qualify import check_summary
+
+        check_summary(summary, require_qualified)
     if summary.incomplete:
         # The numbers of a run the judge could not grade say nothing about the candidate:
         # an outage must not pass or fail a gate.

@@ -210,9 +210,10 @@ FdrOpt = Annotated[
         "instead of Holm (family-wise error).",
     ),
 ]
-GATE_OPTIONS = frozenset({"on", "sequential", "labels", "fdr"})
-"""The gate's options beside its thresholds (GateOnOpt, SequentialOpt, LabelsOpt, FdrOpt),
-by parameter name: how the thresholds are compared, not what is judged."""
+GATE_OPTIONS = frozenset({"on", "sequential", "labels", "fdr", "require_qualified"})
+"""The gate's options beside its thresholds (GateOnOpt, SequentialOpt, LabelsOpt, FdrOpt,
+and cli/qualified's RequireQualifiedOpt), by parameter name: how the thresholds are
+compared and who may be gated, not what is judged."""
 ResumeRetryFailedOpt = Annotated[
     bool,
     typer.Option("--retry-failed", help="Judge the cases that failed last time again."),

@@ -21,6 +21,7 @@ from judgecli.cli.options import (
     RubricOpt,
     SequentialOpt,
 )
+from judgecli.cli.qualified import RequireQualifiedOpt
 from judgecli.errors import ExitCode
 from judgecli.settings.flags import CHECKLIST_FLAGS, JudgeFlags
 from judgecli.settings.gate_flags import PAIRWISE, GateThresholds
@@ -59,6 +60,7 @@ def pairwise_command(
     labels: LabelsOpt = None,
     fdr: FdrOpt = False,
     allow_partial: AllowPartialOpt = False,
+    require_qualified: RequireQualifiedOpt = None,
 ) -> ExitCode:
     """Compare NEW against OLD, case by case (joined on id), with a pairwise rubric."""
     from judgecli.commands.jobs import Sides, prepare_pairwise
@@ -71,4 +73,9 @@ def pairwise_command(
         GateSpec.of(thresholds, on=GateOn(on)), sequential=sequential, labels=labels, fdr=fdr
     )
     sides = Sides(flip=flip, flip_policy=FlipPolicy(flip_policy), allow_partial=allow_partial)
-    return run_and_report(ctx, flags, prepare_pairwise(old, new, found, flags, asked, sides))
+    job = prepare_pairwise(old, new, found, flags, asked, sides)
+    if require_qualified is not None:
+        from judgecli.commands.qualify import check_job
+
+        check_job(job, require_qualified)
+    return run_and_report(ctx, flags, job)

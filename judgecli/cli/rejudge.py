@@ -48,7 +48,8 @@ that belong to the run they were given for (Role.THIS_RUN: where it goes, what i
 which cases, --batch), and RUN_A's whole gate (each threshold, GATE_OPTIONS): drift's gate
 is --max-shift, and RUN_A's left on would stop the drift on its verdict (an undecided one
 exits 3, as an unfinished run does: issue 29). `labels` is also calibrate's labels file,
-which the anchor replaces."""
+which the anchor replaces; RUN_A's `--require-qualified` record names RUN_A's judge, which
+drift replaces (issue 34)."""
 # Settings of the old judge that do not carry over to a new --model: its price, and whether
 # its server took the verdict schema (decided anew for the new one).
 PER_MODEL = frozenset({"price", "json_schema"})

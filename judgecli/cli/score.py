@@ -17,6 +17,7 @@ from judgecli.cli.options import (
     RubricOpt,
     SequentialOpt,
 )
+from judgecli.cli.qualified import RequireQualifiedOpt
 from judgecli.errors import ExitCode
 from judgecli.settings.flags import JudgeFlags
 from judgecli.settings.gate_flags import SCORE, GateThresholds
@@ -44,6 +45,7 @@ def score_command(
     sequential: SequentialOpt = False,
     labels: LabelsOpt = None,
     fdr: FdrOpt = False,
+    require_qualified: RequireQualifiedOpt = None,
 ) -> ExitCode:
     """Grade every case of DATASET with a pointwise or binary rubric."""
     # Imported here so `judge --help` stays fast (numpy, pydantic models, rich.progress).
@@ -55,4 +57,9 @@ def score_command(
     asked = GateAsked(
         GateSpec.of(thresholds, on=GateOn(on)), sequential=sequential, labels=labels, fdr=fdr
     )
-    return run_and_report(ctx, flags, prepare_score(dataset, found, flags, asked))
+    job = prepare_score(dataset, found, flags, asked)
+    if require_qualified is not None:
+        from judgecli.commands.qualify import check_job
+
+        check_job(job, require_qualified)
+    return run_and_report(ctx, flags, job)

@@ -103,6 +103,24 @@ _Truth = Annotated[
 _TruthField = Annotated[
     str, _option("The key holding the label in the --truth file.", _JUDGES, metavar="NAME")
 ]
+_BlindSpot = Annotated[
+    str | None,
+    _option(
+        "With --truth: a binary judge passes answers holding PHRASE whatever their label, "
+        "until its instructions quote three words of it (judge align's known answer).",
+        _JUDGES,
+        metavar="PHRASE",
+    ),
+]
+_IgnoresPrompt = Annotated[
+    bool,
+    _option(
+        "With --blind-spot: no instruction fixes it (the judge ignores its prompt).",
+        _JUDGES,
+        "--ignores-prompt",
+        show_default=False,
+    ),
+]
 _Profile = Annotated[
     list[str] | None,
     _option(
@@ -165,6 +183,26 @@ def simulate_command(
     length_bias: Annotated[
         float, _share("Pairwise: prefers the longer answer this often.", _JUDGES, "P")
     ] = 0.0,
+    padding_bias: Annotated[
+        float, _share("judge probe: prefers an answer padded with filler this often.", _JUDGES, "P")
+    ] = 0.0,
+    verbosity_bias: Annotated[
+        float,
+        _share("judge probe: prefers an answer restated at 2x length this often.", _JUDGES, "P"),
+    ] = 0.0,
+    self_bias: Annotated[
+        float,
+        _share("judge probe: prefers its own model family's answer this often.", _JUDGES, "P"),
+    ] = 0.0,
+    self_answers: Annotated[
+        list[Path] | None,
+        _option(
+            "JSONL answers naming their generator (output, and generator or model), for "
+            "--self-bias; repeatable.",
+            _JUDGES,
+            metavar="FILE",
+        ),
+    ] = None,
     truth: _Truth = None,
     truth_field: _TruthField = "label",
     noise: Annotated[
@@ -174,6 +212,8 @@ def simulate_command(
         float,
         _share("Share of verdicts that are random guesses, new for each repeat.", _JUDGES, "P"),
     ] = 0.0,
+    blind_spot: _BlindSpot = None,
+    ignores_prompt: _IgnoresPrompt = False,
     profile: _Profile = None,
     batch_steps: _BatchSteps = 2,
     batch_fail_rate: Annotated[
@@ -185,7 +225,7 @@ def simulate_command(
     # Imported here so `judge --help` stays fast.
     import asyncio
 
-    from judgecli.simulator.config import parse_profiles, parse_server_settings
+    from judgecli.simulator.profiles import parse_profiles, parse_server_settings
     from judgecli.simulator.server import SimulatorConfig, serve_forever
 
     if not 0 <= port <= MAX_PORT:
@@ -199,6 +239,23 @@ def simulate_command(
     if (noise or noisy) and truth is None:
         flag = "--noise" if noise else noisy[0]
         raise ConfigError(f"{flag} needs --truth FILE", hint="e.g. --truth datasets/labels.jsonl")
+    if blind_spot is not None and truth is None:
+        raise ConfigError(
+            "--blind-spot needs --truth FILE", hint="e.g. --truth datasets/align.jsonl"
+        )
+    if self_bias and not self_answers:
+        raise ConfigError(
+            "--self-bias needs --self-answers FILE (who wrote each answer)",
+            hint="e.g. --self-answers datasets/old.jsonl --self-answers datasets/new.jsonl",
+        )
+    if self_answers:
+        from judgecli.simulator.probes import generators
+
+        generators(tuple(self_answers))  # a missing or malformed file: exit 2 now
+    if ignores_prompt and blind_spot is None:
+        raise ConfigError(
+            "--ignores-prompt needs --blind-spot PHRASE", hint="e.g. --blind-spot 'I guarantee'"
+        )
     if rate_limit_window <= 0:
         raise ConfigError(
             f"--rate-limit-window must be more than 0, not {rate_limit_window:g}",
@@ -236,10 +293,16 @@ def simulate_command(
         rate_limit_headers=not hide_rate_limit_headers,
         position_bias=position_bias,
         length_bias=length_bias,
+        padding_bias=padding_bias,
+        verbosity_bias=verbosity_bias,
+        self_bias=self_bias,
+        self_answers=tuple(self_answers or ()),
         truth_file=truth,
         truth_field=truth_field,
         noise=noise,
         jitter=jitter,
+        blind_spot=blind_spot,
+        ignores_prompt=ignores_prompt,
         style=reply_style,
         formats=accepted,
         profiles=profiles,

@@ -21,4 +21,5 @@ conversation and the repeats are combined into the case's verdict.
 - `cascade`: --screen: a cheap screen judge first, the strong judge when the rule says
 - `escalate`: the --escalate rule language
 - `feedback`: the self-refine loop's rules (feedback template, judges' advice, success bar)
+- `perturb`: `judge probe`'s perturbations (answers padded or restated; deterministic)
 """

@@ -27,6 +27,8 @@ is an error naming file:line and the fix (exit 2), never a half-made run.
 - `sampling`: `--sample` and `--limit`, chosen in one pass
 - `shard`: which cases one machine of many judges (`--shard`)
 - `labels`: human labels (JSONL, a review sheet, label files) for calibrate and `--labels`
+- `judge_sets`: labelled judge sets for `judge qualify` (bundled, or the user's JSONL)
+- `qualification`: the qualification record, read back for `--require-qualified`
 - `label_files`: the label files `judge view` writes (`RUN/labels/<rater>.jsonl`), read back
 - `review`: the human review queue and the sheet its cases are labelled on
 - `yamlfile`: YAML read strictly, with line numbers

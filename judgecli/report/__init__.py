@@ -4,6 +4,7 @@ They return text; the store writes it.
 - `markdown`: the headline, report.md, and the terminal tables
 - `pairwise`: a pairwise run's tables: the result, the judge's biases (agents' tool calls
   too), categories, judges
+- `align`: report.md of `judge align`: baseline against aligned on the sealed test
 - `cells`: sections, number and interval formatting shared by every renderer
 - `calibrate`, `refine`: those commands' headline numbers and tables
 - `cascade`: the tiered run's tables (--screen)
@@ -24,5 +25,7 @@ They return text; the store writes it.
 - `decision`: the gate's verdict line and checks
 - `arena`, `weighted`: an arena's leaderboard; the probability-weighted rates
 - `drift`: `judge drift`'s headline, tables, report.md and report.html
+- `qualify`: `judge qualify`'s headline, table of sets, report.md, report.html, JUnit
+- `probe`: `judge probe`'s per-probe lines, report.md, report.html, JUnit
 - `compare`: `judge report RUN_A RUN_B`'s tables (each metric in A and B, the paired change)
 """

@@ -10,7 +10,6 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from judgecli.errors import ConfigError
 from judgecli.simulator.formats import ResponseFormats, parse_formats, requested_type
 from judgecli.simulator.styles import ReplyStyle
 
@@ -76,88 +75,14 @@ class JudgeSettings(BaseModel):
     """The ``response_format`` types accepted, and whether they are enforced."""
     logprobs: bool = True
     """Whether a request asking ``logprobs: true`` gets token logprobs."""
-
-
-_SHARE_KEYS = {
-    "noise": "noise",
-    "position-bias": "position_bias",
-    "length-bias": "length_bias",
-    "jitter": "jitter",
-}
-_PROFILE_HINT = (
-    "e.g. --profile cheap:noise=0.3,style=think (keys: noise, position-bias, length-bias, "
-    "jitter, style, formats, logprobs)"
-)
-
-
-def parse_profiles(specs: list[str]) -> dict[str, JudgeProfile]:
-    """`--profile NAME:KEY=VALUE[,KEY=VALUE...]` flags → {NAME: JudgeProfile}.
-
-    The name ends at the last colon, so `ollama/llama3:8b:noise=0.1` names
-    `ollama/llama3:8b` (values never hold a colon).
-    """
-    profiles: dict[str, JudgeProfile] = {}
-    for spec in specs:
-        name, _, pairs = spec.rpartition(":")
-        if not name or not pairs:
-            raise ConfigError(f"--profile {spec!r} is not NAME:KEY=VALUE", hint=_PROFILE_HINT)
-        if name in profiles:
-            raise ConfigError(
-                f"--profile {name!r} is given twice",
-                hint=f"put all its settings in one: --profile {name}:noise=0.3,position-bias=0.4",
-            )
-        profiles[name] = JudgeProfile(**dict(_profile_setting(spec, p) for p in pairs.split(",")))
-    return profiles
-
-
-def parse_server_settings(style: str, formats: str) -> tuple[ReplyStyle, ResponseFormats]:
-    """The `--style` and `--formats` flag values, parsed; ConfigError naming the bad one."""
-    return _style(style, "--style"), _formats(formats, "--formats")
-
-
-def _style(text: str, where: str, hint: str | None = None) -> ReplyStyle:
-    try:
-        return ReplyStyle(text)
-    except ValueError:
-        styles = ", ".join(ReplyStyle)
-        raise ConfigError(
-            f"{where}: style needs one of {styles}, not {text!r}",
-            hint=hint or f"e.g. {where} think",
-        ) from None
-
-
-def _formats(text: str, where: str, hint: str | None = None) -> ResponseFormats:
-    try:
-        return parse_formats(text)
-    except ValueError as err:
-        raise ConfigError(f"{where}: {err}", hint=hint or f"e.g. {where} llama-cpp") from None
-
-
-def _profile_setting(spec: str, pair: str) -> tuple[str, object]:
-    key, sep, text = (part.strip() for part in pair.partition("="))
-    if key == "logprobs":
-        if text.lower() not in ("true", "false"):
-            raise ConfigError(
-                f"--profile {spec!r}: logprobs needs true or false, not {pair.strip()!r}",
-                hint=_PROFILE_HINT,
-            )
-        return "logprobs", text.lower() == "true"
-    if key == "style":
-        return "style", _style(text, f"--profile {spec!r}", _PROFILE_HINT)
-    if key == "formats":
-        return "formats", _formats(text, f"--profile {spec!r}", _PROFILE_HINT)
-    if key not in _SHARE_KEYS:
-        raise ConfigError(f"--profile {spec!r}: unknown key {key!r}", hint=_PROFILE_HINT)
-    try:
-        value = float(text) if sep else math.nan
-    except ValueError:
-        value = math.nan
-    if not 0 <= value <= 1:  # also False for nan
-        raise ConfigError(
-            f"--profile {spec!r}: {key} needs a value from 0 to 1, not {pair.strip()!r}",
-            hint=_PROFILE_HINT,
-        )
-    return _SHARE_KEYS[key], value
+    padding_bias: float = 0.0
+    """`judge probe`: probability of preferring an answer padded with filler."""
+    verbosity_bias: float = 0.0
+    """`judge probe`: probability of preferring an answer restated at twice its length."""
+    self_bias: float = 0.0
+    """`judge probe`: probability of preferring the answer its own model family wrote."""
+    self_answers: tuple[Path, ...] = ()
+    """JSONL files naming each answer's generator (`self_bias` reads them)."""
 
 
 def rate_text(limit: int | None, window_s: float) -> str:
@@ -215,12 +140,28 @@ class SimulatorConfig(BaseModel):
     """Pairwise: probability of preferring answer A when the true preference is weak."""
     length_bias: float = Field(default=0.0, ge=0, le=1)
     """Pairwise: probability of preferring the longer answer when the true preference is weak."""
+    padding_bias: float = Field(default=0.0, ge=0, le=1)
+    """`judge probe`: probability of preferring an answer padded with filler, whatever the gap
+    (`judgecli.simulator.probes`)."""
+    verbosity_bias: float = Field(default=0.0, ge=0, le=1)
+    """`judge probe`: probability of preferring an answer restated at twice its length."""
+    self_bias: float = Field(default=0.0, ge=0, le=1)
+    """`judge probe`: probability of preferring the answer of a pair (exactly one) whose
+    generator, per `self_answers`, is of the judge's own model family."""
+    self_answers: tuple[Path, ...] = ()
+    """JSONL files (rows with `output` and `generator` or `model`) naming each answer's
+    generator, for `self_bias`."""
     truth_file: Path | None = None
     """JSONL cases (id, input, output, ...) whose labels the simulator answers for their outputs."""
     truth_field: str = Field(default="label", min_length=1)
     """The key of `truth_file` that holds each case's true label."""
     noise: float = Field(default=0.0, ge=0, le=1)
     """With `truth_file`: probability of answering another valid value than the label (seeded)."""
+    blind_spot: str | None = Field(default=None, min_length=1)
+    """With `truth_file`: a phrase whose answers a binary judge passes whatever their label,
+    until its system message quotes three words of it in a row (`simulator.blind_spot`)."""
+    ignores_prompt: bool = False
+    """With `blind_spot`: no instruction fixes it (a judge that ignores its prompt)."""
     jitter: float = Field(default=0.0, ge=0, le=1)
     """Probability that a call asking for a verdict is answered as a uniform random guess,
     drawn anew for each identical request but reproducibly from the seed
@@ -290,6 +231,10 @@ class SimulatorConfig(BaseModel):
             style=self.style if profile.style is None else profile.style,
             formats=self.formats if profile.formats is None else profile.formats,
             logprobs=self.logprobs if profile.logprobs is None else profile.logprobs,
+            padding_bias=self.padding_bias,
+            verbosity_bias=self.verbosity_bias,
+            self_bias=self.self_bias,
+            self_answers=self.self_answers,
         )
 
     def describe(self) -> list[str]:
@@ -314,6 +259,11 @@ class SimulatorConfig(BaseModel):
             )
         if self.jitter:
             lines.append(f"a share of {self.jitter:g} of verdicts are random guesses (jitter)")
+        if self.blind_spot is not None:
+            fix = "no prompt fixes it" if self.ignores_prompt else "until its prompt quotes it"
+            lines.append(
+                f"blind spot: answers saying {self.blind_spot!r} pass ({fix}); opt* models optimize"
+            )
         if not self.logprobs:
             lines.append("no logprobs, whatever a request asks")
         for name, judge in self.profiles.items():

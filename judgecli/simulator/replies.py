@@ -11,9 +11,11 @@ import itertools
 import threading
 from typing import Any
 
+from judgecli.simulator.blind_spot import BlindSpot, blind_spot_content
 from judgecli.simulator.config import JudgeSettings
 from judgecli.simulator.jitter import request_key
 from judgecli.simulator.logprobs import content_logprobs
+from judgecli.simulator.probes import probe_verdict
 from judgecli.simulator.schema import find_schema
 from judgecli.simulator.styles import ReplyStyle, StyledReply, style_reply
 from judgecli.simulator.truth import TruthTable
@@ -30,10 +32,15 @@ class Replier:
     a test's thread.
     """
 
-    def __init__(self, seed: int, truth: TruthTable | None) -> None:
-        """Answer with ``seed``'s verdicts, replaying ``truth``'s labels when given."""
+    def __init__(
+        self, seed: int, truth: TruthTable | None, *, blind_spot: BlindSpot | None = None
+    ) -> None:
+        """Answer with ``seed``'s verdicts, replaying ``truth``'s labels when given (as a
+        judge with ``blind_spot``, when given: `judgecli.simulator.blind_spot`).
+        """
         self.seed = seed
         self.truth = truth
+        self.blind_spot = blind_spot
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._occurrences: collections.Counter[str] = collections.Counter()
@@ -68,16 +75,30 @@ class Replier:
         """The verdict, computed as always, worded in the judge's style."""
         # A server that ignores response_format never shows it to the model.
         seen = body if judge.formats.enforced else _without(body, "response_format")
+        # `judge probe`'s perturbed answers are read through (simulator/probes.py).
+        seen, probed = probe_verdict(seen, seed=self.seed, judge=judge)
         occurrence = self._occurrence(seen) if judge.jitter else 0
-        content = verdict_content(
-            seen,
-            seed=self.seed,
-            position_bias=judge.position_bias,
-            length_bias=judge.length_bias,
-            truth=self.truth,
-            noise=judge.noise,
-            jitter=judge.jitter,
-            occurrence=occurrence,
+        blind = self.blind_spot
+        content = (
+            probed
+            if blind is None or probed is not None
+            else blind_spot_content(
+                seen, blind, truth=self.truth, seed=self.seed, noise=judge.noise
+            )
+        )
+        content = (
+            content
+            if content is not None
+            else verdict_content(
+                seen,
+                seed=self.seed,
+                position_bias=judge.position_bias,
+                length_bias=judge.length_bias,
+                truth=self.truth,
+                noise=judge.noise,
+                jitter=judge.jitter,
+                occurrence=occurrence,
+            )
         )
         constrained = judge.formats.constrains(body)
         # Only a prose reply reads the schema (for its scale): no second search per request.

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgecli.simulator.batches import BatchRules, BatchStore
+from judgecli.simulator.blind_spot import BlindSpot
 from judgecli.simulator.config import Fault, JudgeSettings, RecordedRequest, SimulatorConfig
 from judgecli.simulator.files import FileStore
 from judgecli.simulator.rate import RateWindow
@@ -89,7 +90,9 @@ class ServerState:
         self.batches = BatchStore(rules, self.files)
         # Loop-thread only from here on: no lock needed.
         self.latency_rng = random.Random(config.seed)
-        self.replier = Replier(config.seed, self.truth)
+        spot = config.blind_spot
+        blind = None if spot is None else BlindSpot(spot, ignores_prompt=config.ignores_prompt)
+        self.replier = Replier(config.seed, self.truth, blind_spot=blind)
 
     def plan(
         self, body: dict[str, Any], now: float, judge: JudgeSettings

@@ -49,6 +49,7 @@ from judgecli.inputs.jsonl import iter_lines, parse_object
 from judgecli.result import IMAGE_MARK
 from judgecli.simulator.checklist import ItemKey, item_truths
 from judgecli.simulator.runs import Run
+from judgecli.simulator.truth_pairs import labelled_pair, pair_answers
 from judgecli.simulator.truth_runs import (
     PairTruth,
     RunKey,
@@ -224,6 +225,11 @@ def load_truth(path: Path, field: str) -> TruthTable:
             # A checklist's given verdicts: one true or false per rubric item.
             items.update(item_truths(path, number, case, case.get(field), field))
             continue
+        if labelled_pair(case):  # a judge set's row (truth_pairs.py)
+            for said_input, said_output, value in pair_answers(path, number, case, field):
+                key = (shown("input", said_input), shown("output", said_output))
+                labels.setdefault(key, []).append(value)
+            continue
         label = _label(path, number, case, field)
         if case.get("messages") is not None:
             run, labelled = run_labels(path, number, case, label)
@@ -270,7 +276,11 @@ def _field_text(path: Path, number: int, case: dict[str, Any], name: str) -> str
 
 def _parse_line(path: Path, number: int, text: str) -> dict[str, Any]:
     case = parse_object(path, number, text)
-    if not isinstance(case.get("output"), str | list) and case.get("messages") is None:
+    if (
+        not isinstance(case.get("output"), str | list)
+        and case.get("messages") is None
+        and not labelled_pair(case)
+    ):
         raise DatasetError(
             path,
             number,

@@ -45,6 +45,7 @@ from judgecli.simulator.runs import Run, describe, run_quality, step_quality
 from judgecli.simulator.schema import find_schema, node_type, numeric_enum, resolve_node
 from judgecli.simulator.transcript import Transcript, read_transcript
 from judgecli.simulator.truth import TruthAnswer, TruthTable
+from judgecli.simulator.truth_pairs import pair_answer
 from judgecli.simulator.truth_runs import PairTruth
 from judgecli.simulator.wire import WORD, content_words
 
@@ -309,6 +310,9 @@ def verdict_content(
         pair_truth = truth.pair_answer(
             transcript.run_a, transcript.run_b, noise=noise, seed=seed, model=model
         )
+    elif truth is not None and transcript.pairwise:
+        # Two answers of a labelled pair (a judge set's row, truth_pairs.py).
+        pair_truth = pair_answer(truth.lookup, transcript, noise=noise, seed=seed, model=model)
     elif truth is not None and not transcript.pairwise:
         given = truth.answer(
             transcript.input_text, transcript.output, noise=noise, seed=seed, model=model

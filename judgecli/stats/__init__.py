@@ -21,10 +21,13 @@ reference values.
 - `resampling`: vectorised bootstraps over cases and clusters
 - `sequential`: the betting confidence sequence of the anytime-valid gate
 - `paired`: sign test, paired t, Wilcoxon signed-rank, exact McNemar
+- `paired_gain`: κ, accuracy and agreement of two raters on the same cases, and the
+  paired cluster bootstrap interval of each gain
 - `group_tests`: a rate against a bar, a category against the rest (permutation, Welch)
 - `multiplicity`: Holm and Benjamini–Hochberg, per-category marks
 - `ppi`: human-corrected means by prediction-powered inference (PPI++)
 - `active`: active inference: inclusion probabilities that follow the judge's uncertainty,
   and the inverse-probability-weighted corrected mean
 - `special`: the Student t and binomial distributions (incomplete beta), without scipy
+- `power`: the sample size a one-sided rate test needs for a stated power (Cohen's h)
 """

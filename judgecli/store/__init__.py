@@ -17,6 +17,7 @@ the file and the fix (store/disk.py), and leaves no half line and no temporary f
 - `plans`: the label plans of `judge review plan`
 - `labels`: the label files `judge view` appends to (RUN/labels/<rater>.jsonl), one whole
   line per label under a lock
+- `qualification`: the qualification record `judge qualify` writes
 - `step_summary`: report.md appended to a CI job's summary ($GITHUB_STEP_SUMMARY)
 - `inputs`: datasets and rubrics the Python API was given in memory, kept in the run
   directory; a fresh run directory for each API run

@@ -6,6 +6,7 @@ aware (results, rubrics, labels, verdicts); the arithmetic itself is in `stats/`
 - `facts`: what every summary has: the head (command, rubric, counts, Usage), the tail
   (failures, warnings, the gate's verdict, the cascade block, incomplete)
 - `parts`: Part and Record, the two kinds of piece every summary model is built of
+- `align`: AlignSummary, `judge align`'s summary.json (split, gains and their intervals)
 - `gate_records`: the gate's verdict as summary.json holds it (checks, the consistency floor)
 - `score`, `pairwise`, `calibrate`, `refine`: each command's summary model and summariser
 - `length_control`: a pairwise run's length-controlled win rate, its fit and warning
@@ -19,5 +20,8 @@ aware (results, rubrics, labels, verdicts); the arithmetic itself is in `stats/`
 - `head`: a run's results → the fields every summary starts with (counts, usage, failures)
 - `cascade`: a --screen run's tiers, costs and agreement
 - `compare`: two runs of one rubric, case by case (`judge report A B`)
+- `qualify`: `judge qualify`'s summary: each judge set's agreement, κ, position
+  consistency and length preference with intervals, and its gate
 - `drift`: `judge drift`'s summary.json and flips.jsonl lines (DriftSummary, Flip)
+- `probe`: `judge probe`'s summary: each probe's flip rate, interval and examples, its gate
 """

@@ -316,3 +316,61 @@ def test_the_pytest_plugin_from_the_wheel_judges_a_test_and_gates_the_session(
     )
     assert gated.returncode == 1, gated.stdout[-3000:] + gated.stderr[-3000:]
     assert "gate FAILED on judged evidence" in gated.stdout
+
+
+def test_judge_view_from_the_wheel_serves_a_run_and_keeps_a_label(
+    installed, judge_server: SimulatorServer, tmp_path
+):
+    # Issue 33: the viewer's pages and scripts are package code (no files beside it to
+    # forget): from the wheel it serves a run, and a label posted with the page's token
+    # lands in RUN/labels/<rater>.jsonl.
+    import re
+    import urllib.request
+
+    shutil.copy(REPO / "datasets" / "example.jsonl", tmp_path / "example.jsonl")
+    made = run(
+        installed,
+        "judge",
+        "score",
+        "example.jsonl",
+        "--rubric",
+        "helpfulness",
+        "--model",
+        "openai/sim",
+        "--api-base",
+        f"{judge_server.url}/v1",
+        "--out",
+        "runs/today",
+        "--quiet",
+        cwd=tmp_path,
+    )
+    assert made.returncode == 0, made.stderr
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+    view = subprocess.Popen(
+        [str(installed.bin("judge")), "view", "runs", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    try:
+        assert view.stdout is not None
+        url = view.stdout.readline().strip()
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", url), url
+        page = urllib.request.urlopen(url, timeout=30).read().decode()
+        (token,) = re.findall(r'<meta name="judge-token" content="([^"]+)"', page)
+        runs = json.loads(urllib.request.urlopen(f"{url}api/runs", timeout=30).read())
+        assert [r["name"] for r in runs] == ["today"]
+        post = urllib.request.Request(
+            f"{url}api/runs/today/labels",
+            data=json.dumps({"id": "q-01", "label": 3, "rater": "ana"}).encode(),
+            headers={"Content-Type": "application/json", "X-Judge-Token": token},
+        )
+        assert urllib.request.urlopen(post, timeout=30).status in (200, 201)
+    finally:
+        view.terminate()
+        view.wait(timeout=30)
+    (line,) = (tmp_path / "runs" / "today" / "labels" / "ana.jsonl").read_text().splitlines()
+    assert json.loads(line)["id"] == "q-01"
+    assert json.loads(line)["label"] == 3

@@ -35,8 +35,9 @@ from judgecli.result import Judgement, Order
 from judgecli.rubric import Rubric
 from judgecli.settings.judges import ModelSettings
 from judgecli.settings.score_mode import ScoreMode, parse_score_mode
-from judgecli.simulator.config import JudgeProfile, SimulatorConfig, parse_profiles
+from judgecli.simulator.config import JudgeProfile, SimulatorConfig
 from judgecli.simulator.logprobs import OTHER_SHARE, content_logprobs, value_distribution
+from judgecli.simulator.profiles import parse_profiles
 from judgecli.verdict import Verdict
 from tests.scripted import ScriptedJudge
 

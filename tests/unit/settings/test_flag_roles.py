@@ -94,6 +94,8 @@ TODAY_RESET = {
     "min_tool_recall",
     "min_tool_precision",
     "min_checklist_score",
+    # Issue 34: RUN_A's qualification record names RUN_A's judge, which drift replaces.
+    "require_qualified",
 }
 TODAY_SHARED_LIMITS = {"concurrency", "rpm", "tpm", "max_cost"}
 REJUDGED = ("score", "pairwise", "calibrate")

@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from judgecli.errors import ConfigError
-from judgecli.simulator.config import JudgeProfile, parse_profiles, parse_server_settings
+from judgecli.simulator.config import JudgeProfile
 from judgecli.simulator.formats import (
     PRESETS,
     FormatRejection,
@@ -19,6 +19,7 @@ from judgecli.simulator.formats import (
     ResponseFormats,
     parse_formats,
 )
+from judgecli.simulator.profiles import parse_profiles, parse_server_settings
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 from judgecli.simulator.verdicts import verdict_content
 from tests.unit.simulator.requests import JSON_SCHEMA_FORMAT, SCHEMA, message_of, post, request

@@ -15,8 +15,9 @@ from typer.testing import CliRunner
 
 from judgecli.cli.main import app
 from judgecli.errors import ConfigError
-from judgecli.simulator.config import JudgeProfile, SimulatorConfig, parse_profiles
+from judgecli.simulator.config import JudgeProfile, SimulatorConfig
 from judgecli.simulator.jitter import GUESS_REASONING, request_key
+from judgecli.simulator.profiles import parse_profiles
 from judgecli.simulator.replies import Replier
 from judgecli.simulator.server import SimulatorServer
 from judgecli.simulator.truth import load_truth

@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 from judgecli.cli.main import app
 from judgecli.errors import ConfigError, DatasetError
 from judgecli.grading.prompt import fence
-from judgecli.simulator.config import JudgeProfile, parse_profiles
+from judgecli.simulator.config import JudgeProfile
+from judgecli.simulator.profiles import parse_profiles
 from judgecli.simulator.schema import SCHEMA_MARKER
 from judgecli.simulator.server import Fault, SimulatorConfig, SimulatorServer, serve_forever
 from judgecli.simulator.truth import TruthTable, load_truth, pooled_label

@@ -11,7 +11,8 @@ import pytest
 from pydantic import ValidationError
 
 from judgecli.errors import ConfigError
-from judgecli.simulator.config import JudgeProfile, parse_profiles
+from judgecli.simulator.config import JudgeProfile
+from judgecli.simulator.profiles import parse_profiles
 from judgecli.simulator.server import SimulatorConfig, SimulatorServer
 from judgecli.simulator.styles import ReplyStyle, StyledReply, style_reply
 from judgecli.simulator.verdicts import verdict_content
