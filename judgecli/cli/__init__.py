@@ -18,6 +18,9 @@ command.
 - `align`: `judge align`, a rubric shaped on labels and proved on a sealed split
 - `drift`, `rejudge`: `judge drift`, and re-judging a run's anchor set for it
 - `gate`, `report`, `resume`, `merge`, `collect`: commands over finished (or stopped) runs
+- `plan`: `judge plan`, the cases a command's gate needs (sizing, calls no judge)
+- `verify`: `judge verify`, whether a finished run kept to its evaluation spec
+- `run_spec`: `judge run SPEC`, exactly the command an evaluation spec pins
 - `qualify`, `qualified`: `judge qualify` (a judge measured on labelled judge sets), and
   the `--require-qualified` option score, pairwise and gate share
 - `view`: the local web app to browse, compare and label runs

@@ -148,10 +148,13 @@ COMMANDS = (
     "probe",
     "qualify",
     "refine",
+    "plan",
     "report",
     "resume",
+    "run",
     "score",
     "simulate",
+    "verify",
     "view",
     "cache",
     "review",
@@ -161,6 +164,11 @@ COMMANDS = (
 registered on `app` by the module of its name in this package, when that module is imported:
 a new command's module is named here, or no process imports it.
 """
+
+
+MODULE_OF = {"run": "run_spec"}
+"""The module of a command not named as it (`judge run SPEC` is run_spec's: `run` alone
+would read as the spine's, running/)."""
 
 
 def app_for(args: Sequence[str]) -> typer.Typer:
@@ -193,7 +201,7 @@ def import_command(name: str) -> None:
     """Import the module that registers the command `name` (one of COMMANDS)."""
     # __import__ rather than importlib.import_module: `python -X importtime`, which start-up
     # is measured with, does not list a module importlib imports.
-    __import__(f"judgecli.cli.{name}")
+    __import__(f"judgecli.cli.{MODULE_OF.get(name, name)}")
 
 
 def registered_name(registered: Any) -> str:

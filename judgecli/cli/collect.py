@@ -58,4 +58,6 @@ def collect_command(
     args += ["--quiet"] * quiet + ["--json"] * json_output
     if not quiet:
         stderr.print(f"[dim]every batch is in; finishing {escape(str(run_dir))}[/]")
-    return rerun(args, Path(info.get("cwd") or "."))
+    from judgecli.cli.verify import spec_kept
+
+    return spec_kept(run_dir.resolve(), rerun(args, Path(info.get("cwd") or ".")))

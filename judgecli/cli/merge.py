@@ -39,6 +39,7 @@ def merge_command(
 ) -> ExitCode:
     """Join the runs of N shards into the run one machine would have made: its summary,
     reports and gate come from the shards' command line, without --shard, judging nothing.
+    A run made from a spec (judge run SPEC) is verified against it: a departure exits 1.
     """
     from judgecli.cli.resume import rerun, resumed_argv
     from judgecli.running.merge import merge_shards
@@ -61,4 +62,7 @@ def merge_command(
         store = RunStore(out)
         store.created = created
         store.discard()
-    return code
+        return code
+    from judgecli.cli.verify import spec_kept
+
+    return spec_kept(out.resolve(), code)

@@ -21,9 +21,10 @@ from typing import Annotated, Any, TypeVar, get_args
 import typer
 
 from judgecli.settings.flag_spec import FlagField
-from judgecli.settings.flags import DATA, JUDGE, flag_fields
+from judgecli.settings.flags import flag_fields
 from judgecli.settings.gate_flags import GATE as GATE
 from judgecli.settings.gate_flags import threshold_fields
+from judgecli.settings.judging_flags import DATA, JUDGE
 
 E = TypeVar("E", bound=StrEnum)
 

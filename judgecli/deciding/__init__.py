@@ -10,6 +10,10 @@ failed on judged evidence (exit 1) or undecided (exit 3).
 - `outcomes`: the value one case contributes to a gated mean
 - `sequential`: --sequential: follow a confidence sequence and stop once decided
 - `corrected`: human-corrected estimates (PPI++, --labels)
+- `verify`: whether a finished run kept to its evaluation spec (`judge verify`): each
+  departure named
 - `label_plan`: which cases a human should label, with known inclusion probabilities
   (`judge review plan`, the viewer's next case)
+- `planning`: `judge plan`: the cases a command's gate needs (fixed n on the point or the
+  lower bound, the sequential gate's expected and 95th-percentile n), from a pilot's spread
 """

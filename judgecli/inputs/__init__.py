@@ -35,4 +35,6 @@ is an error naming file:line and the fix (exit 2), never a half-made run.
 - `rubric_file`: a rubric file read (`extends:` followed), its errors by line
 - `rubric_hints`: the `hint:` under a rubric error
 - `rubric_library`: where rubrics are found (the bundled library, JUDGE_RUBRICS_PATH)
+- `spec`: the evaluation spec file (`Spec`: data hashes, rubric hash, judges, gate, α, stopping
+  rule, correction, labels) read strictly, its hash, and the command line it runs
 """

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from judgecli.errors import RubricError
 from judgecli.inputs.rubric_hints import rubric_hint
 from judgecli.inputs.rubric_library import LIBRARY_DIR, find_rubric
-from judgecli.inputs.yamlfile import NoAliasLoader, plain_problem, yaml_hint, yaml_line
+from judgecli.inputs.yamlfile import strict_mapping, yaml_hint, yaml_line
 from judgecli.rubric import Rubric
 
 
@@ -49,28 +49,19 @@ def read_mapping(path: Path) -> tuple[dict[str, Any], yaml.Node]:
 
 def parse_mapping(text: str, *, source: str) -> tuple[dict[str, Any], yaml.Node]:
     """YAML text as a mapping (strict loader), or RubricError with file:line."""
-    try:
-        # One pass: the node tree (kept for line numbers) is what the data is built from.
-        loader = NoAliasLoader(text)
-        try:
-            node = loader.get_single_node()
-            data = loader.construct_document(node) if node is not None else None
-        finally:
-            loader.dispose()
-    except yaml.MarkedYAMLError as err:
-        at, problem = plain_problem(err)
-        line = f":{at}" if at is not None else ""
-        raise RubricError(
-            f"{source}{line}: invalid YAML: {problem}", hint=yaml_hint(problem)
-        ) from None
-    except yaml.YAMLError as err:
-        raise RubricError(f"{source}: invalid YAML: {err}", hint=yaml_hint(str(err))) from None
-    if not isinstance(data, dict) or node is None:
-        raise RubricError(
-            f"{source}: a rubric must be a YAML mapping (name: ..., kind: ...)",
-            hint="write it as `key: value` lines; `judge rubrics show helpfulness` prints one",
-        )
-    return data, node
+
+    def hint(problem: str) -> str:
+        if not problem:
+            return "write it as `key: value` lines; `judge rubrics show helpfulness` prints one"
+        return yaml_hint(problem)
+
+    return strict_mapping(
+        text,
+        source=source,
+        shape="a rubric must be a YAML mapping (name: ..., kind: ...)",
+        error=RubricError,
+        hint=hint,
+    )
 
 
 # Blocks an extending rubric overrides key by key; any other key it gives replaces the base's.

@@ -5,9 +5,12 @@ no duplicate keys (the last would silently win), YAML 1.2 booleans (YES/NO stay 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml
+
+from judgecli.errors import InputError
 
 
 class NoAliasLoader(yaml.SafeLoader):
@@ -149,3 +152,34 @@ def yaml_hint(problem: str) -> str:
         "a rubric is YAML `key: value` lines, nested keys indented with spaces; "
         "`judge rubrics show helpfulness` prints one"
     )
+
+
+def strict_mapping(
+    text: str,
+    *,
+    source: str,
+    shape: str,
+    error: Callable[..., InputError],
+    hint: Callable[[str], str | None],
+) -> tuple[dict[str, Any], yaml.Node]:
+    """YAML text as a mapping and its node tree (kept for line numbers), read strictly in
+    one pass; else `error(message, hint=...)` naming source:line. `shape` says what the
+    mapping is (`a rubric must be a YAML mapping (name: ..., kind: ...)`), `hint` the fix
+    for a YAML problem's text.
+    """
+    try:
+        loader = NoAliasLoader(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as err:
+        at, problem = plain_problem(err)
+        line = f":{at}" if at is not None else ""
+        raise error(f"{source}{line}: invalid YAML: {problem}", hint=hint(problem)) from None
+    except yaml.YAMLError as err:
+        raise error(f"{source}: invalid YAML: {err}", hint=hint(str(err))) from None
+    if not isinstance(data, dict) or node is None:
+        raise error(f"{source}: {shape}", hint=hint(""))
+    return data, node

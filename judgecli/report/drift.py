@@ -40,6 +40,8 @@ VALUE_WORDS = {
 }
 MEAN_WORDS = {"outcome": "win rate", "passed": "pass rate", "score": "mean score"}
 """What the mean of each kind of headline value is called."""
+SCALE_OF = {"outcome": "win_rate", "passed": "pass_rate", "score": "mean"}
+"""The gate metric whose scale each kind of headline value is on."""
 
 
 def title_of(s: DriftSummary) -> str:
@@ -58,6 +60,31 @@ def shift_ci(s: DriftSummary, *, why: bool = False) -> str:
     if low is None or high is None:
         return no_interval_text(reason_for(s.no_interval, "shift") if why else None)
     return f"[{low:+.3f}, {high:+.3f}]"
+
+
+def split_rows(s: DriftSummary) -> list[tuple[str, str, str]]:
+    """The judge's shift on identical outputs and the system's on the changed ones (issue
+    35), when the runs have both kinds of case; none otherwise.
+    """
+    if not s.n_identical or not s.n_system:
+        return []
+    rows = []
+    for name, key, n, value, ci in (
+        ("judge", "judge_shift", s.n_identical, s.judge_shift, s.judge_shift_ci),
+        ("system", "system_shift", s.n_system, s.system_shift, s.system_shift_ci),
+    ):
+        low, high = ci or (None, None)
+        interval = (
+            no_interval_text(reason_for(s.no_interval, key))
+            if low is None or high is None
+            else f"[{low:+.3f}, {high:+.3f}]"
+        )
+        cases = "identical" if name == "judge" else "changed"
+        shown = NA if value is None else f"{value:+.3f}"
+        # On B's gate's scale, which may not be the headline's (a score run gated on passes).
+        scale = "" if s.shift_scale == SCALE_OF.get(s.value) else f", {s.shift_scale}"
+        rows.append((f"  {name} shift ({n} {cases} outputs{scale})", shown, interval))
+    return rows
 
 
 def p_text(p: float | None) -> str:
@@ -117,6 +144,7 @@ def numbers_section(s: DriftSummary) -> Section:
         (f"{mean_words(s)}: A → B", f"{fmt(s.mean_a, 3)} → {fmt(s.mean_b, 3)}", ""),
         ("shift (B − A)", NA if s.shift is None else f"{s.shift:+.3f}", shift_ci(s, why=True)),
         ("  paired t test p", fmt_p(s.shift_p_value), ""),
+        *split_rows(s),
         ("Cohen's κ, A vs B", fmt(s.kappa), ""),
     ]
     if "weighted_kappa" in s.model_fields_set:

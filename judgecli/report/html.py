@@ -18,7 +18,7 @@ from judgecli.report.escape import esc
 from judgecli.report.figures import command_figures, stability_figures
 from judgecli.report.html_cases import case_table, case_text_html, verdict_text
 from judgecli.report.images import THUMBNAIL_CSS
-from judgecli.report.markdown import gate_note, headline, sections, title_of
+from judgecli.report.markdown import gate_note, headline, sections, spec_words, title_of
 from judgecli.report.tool_calls import NO_JUDGE, case_calls_html
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.summary.run import RunSummary
@@ -133,7 +133,8 @@ def header(s: RunSummary) -> str:
     note = f'<p class="note">{esc(n)}</p>' if (n := gate_note(s)) else ""
     return (
         f'<header><h1>{esc(title_of(s))}</h1><p class="headline {state}">{esc(headline(s))}'
-        f'</p><p class="meta">Judges: {judges} · rubric <code>{esc(s.rubric_hash)}</code></p>'
+        f'</p><p class="meta">Judges: {judges} · rubric <code>{esc(s.rubric_hash)}</code>'
+        f"{spec_words(s.spec, lambda text: f'<code>{esc(text)}</code>')}</p>"
         f"{note}</header>"
     )
 

@@ -7,7 +7,7 @@ disagree about a number.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import assert_never
 
 from rich.table import Table
@@ -43,7 +43,7 @@ from judgecli.report.tool_calls import NO_JUDGE, tool_call_sections, tool_calls_
 from judgecli.report.weighted import weighted_pass_rate
 from judgecli.result import CaseResult
 from judgecli.summary.calibrate import CalibrateSummary
-from judgecli.summary.facts import Usage
+from judgecli.summary.facts import SpecRun, Usage
 from judgecli.summary.pairwise import PairwiseSummary
 from judgecli.summary.refine import RefineSummary
 from judgecli.summary.run import RunSummary
@@ -263,11 +263,23 @@ def render_markdown(s: RunSummary, results: Sequence[CaseResult] = ()) -> str:
     return markdown_page(
         title_of(s),
         headline(s),
-        judged_by(s.models, s.rubric_hash),
+        judged_by(s.models, s.rubric_hash) + spec_words(s.spec),
         gate_note(s),
         [*sections(s), *items_section(results)],
         s.warnings,
     )
+
+
+def spec_words(spec: SpecRun | None, code: Callable[[str], str] = lambda t: f"`{t}`") -> str:
+    """` · spec judge.yaml sha256:...`: the evaluation spec the run is (judge run SPEC),
+    and the one the run directory held before when it changed; "" for a run of no spec.
+    """
+    if spec is None:
+        return ""
+    text = f" · spec {code(spec.path)} {code(spec.hash)}"
+    if spec.previous is not None:
+        text += f" (changed: the run directory's previous spec was {code(spec.previous)})"
+    return text
 
 
 def judged_by(models: Sequence[str], rubric_hash: str) -> str:

@@ -34,11 +34,11 @@ from judgecli.running.conclusion import (
     run_reports,
 )
 from judgecli.running.judging import HasId, Judged, judge_all
-from judgecli.running.run_dir import now_iso
+from judgecli.running.run_dir import now_iso, recorded_spec
 from judgecli.settings.config import DEFAULT_MAX_FAILURES, FailureLimit, RunConfig
 from judgecli.store import RESULTS, RUN_INFO, SUMMARY, RunStore, read_results
 from judgecli.summary.cascade import summarize_tiers
-from judgecli.summary.facts import CascadeSummary
+from judgecli.summary.facts import CascadeSummary, SpecRun, SummaryHead
 from judgecli.summary.gate_records import GateResult
 from judgecli.summary.head import with_unfinished
 from judgecli.summary.run import RunSummary
@@ -298,6 +298,7 @@ def conclude(
     # same verdicts then give the same numbers, seeded resamplings included, whether one
     # process judged them, N workers, or N machines whose shards were merged.
     numbers = ending.summarize(sorted(results, key=lambda result: result.id))
+    numbers = with_spec(numbers, run_dir)
     if unfinished is not None and unfinished.calls:
         numbers = numbers.model_copy(update={"usage": with_unfinished(numbers.usage, unfinished)})
     if sequence is not None:
@@ -322,6 +323,15 @@ def conclude(
     ending.reports(summary, shown).write(run_dir, step_summary=step_summary)
     store.write_json(SUMMARY, summary.model_dump(mode="json", exclude_none=True))
     return Outcome(run_dir=run_dir, summary=summary)
+
+
+def with_spec(numbers: S, run_dir: Path) -> S:
+    """The summary with the spec its run.json records (`judge run SPEC`), if it has one."""
+    recorded = recorded_spec(run_dir)
+    # (Every RunSummary's head has the key; a summary of another shape keeps its own keys.)
+    if not isinstance(recorded, dict) or not isinstance(numbers, SummaryHead):
+        return numbers
+    return numbers.model_copy(update={"spec": SpecRun.model_validate(recorded)})
 
 
 def open_unjudged_run(

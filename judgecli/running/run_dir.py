@@ -7,6 +7,7 @@ judging command runs on, and writes its reports.
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import platform
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 
 from judgecli import __version__
 from judgecli.errors import InputError
+from judgecli.inputs.spec import SpecRef
 from judgecli.judge.formats import FormatMode
 from judgecli.rubric import Rubric
 from judgecli.settings.config import RunConfig
@@ -35,7 +37,7 @@ def package_version(name: str) -> str | None:
 
 def run_info(config: RunConfig, rubric: Rubric, argv: list[str]) -> dict[str, Any]:
     """run.json: enough to reproduce the run. API keys are never part of it."""
-    settings = config.model_dump(mode="json", exclude={"models", "screen"})
+    settings = config.model_dump(mode="json", exclude={"models", "screen", "spec"})
     return {
         "command": config.command,
         "argv": argv,
@@ -47,6 +49,7 @@ def run_info(config: RunConfig, rubric: Rubric, argv: list[str]) -> dict[str, An
         else None,
         "rubric": {"name": rubric.name, "version": rubric.version, "hash": rubric.content_hash},
         "config": settings,
+        "spec": config.spec.model_dump(mode="json", exclude_none=True) if config.spec else None,
         "versions": {
             "judgecli": __version__,
             "litellm": package_version("litellm"),
@@ -63,8 +66,9 @@ def open_run(
     Returns the store, what the run already holds, and the run.json just written.
     """
     if not config.resume:
+        earlier = recorded_spec(config.out)  # before --force deletes the old run.json
         store = RunStore.create(config.out, replace=config.force)
-        info = run_info(config, rubric, argv)
+        info = run_info(config, rubric, argv) | {"spec": spec_entry(config.spec, earlier)}
         with store.opening():  # nothing called yet: a refused write is exit 2
             store.write_json(RUN_INFO, info)
         return store, PreviousRun(info={}, done=set(), spent_usd=0.0), info
@@ -80,8 +84,31 @@ def open_run(
                 "(judge resume RUN_DIR does)",
             )
         info = previous.info | {"resumed": [*previous.info.get("resumed", []), now_iso()]}
+        if config.spec is not None:
+            info["spec"] = spec_entry(config.spec, previous.info.get("spec"))
         store.write_json(RUN_INFO, info)
     return store, previous, info
+
+
+def recorded_spec(run_dir: Path) -> Any:
+    """The `spec` the run.json in `run_dir` records (None when there is none to read)."""
+    try:
+        return json.loads((run_dir / RUN_INFO).read_text(encoding="utf-8")).get("spec")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def spec_entry(spec: SpecRef | None, earlier: Any) -> dict[str, Any] | None:
+    """run.json's `spec`: this run's spec, and the hash of the one the run directory held
+    before when it differs (a spec is versioned: the report names the previous one).
+    """
+    if spec is None:
+        return None
+    before = earlier if isinstance(earlier, dict) else {}
+    old = before.get("hash")
+    previous = before.get("previous") if old == spec.hash else old
+    versioned = spec.model_copy(update={"previous": previous})
+    return versioned.model_dump(mode="json", exclude_none=True)
 
 
 def judged_by(info: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,8 @@
 """Settings: the flags, their environment variables, the rubric's `judge:` block and the
 built-in defaults, merged once into the one validated `RunConfig` every stage is handed.
 
+- `judging_flags`: the first part of the shared flags: how the judge is asked (model,
+  sampling, cascade, limits, retries), and the panels of `--help`
 - `flags`: the flags the judging commands share, declared once (spelling, help, where each
   lands in RunConfig, its roles)
 - `gate_flags`: the gate's thresholds, declared once (spelling, help, bounds, the number
@@ -14,4 +16,6 @@ built-in defaults, merged once into the one validated `RunConfig` every stage is
   probabilities)
 - `items_per_call`: --items (a checklist's items asked one per call, or all at
   once), and what a checklist run is not graded with
+- `spec_line`: the spec a judging command line pins (`spec_of`), and the flags `judge run
+  SPEC` refuses because they would change it
 """

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judgecli.errors import ConfigError
 from judgecli.inputs.shard import Shard, parse_shard
+from judgecli.inputs.spec import SpecRef, spec_record
 from judgecli.settings.flags import JudgeFlags, flag_fields
 from judgecli.settings.items_per_call import (
     ItemsPerCall,
@@ -158,6 +159,8 @@ class RunConfig(BaseModel):
     """--batch: submit the calls to the provider's batch API (judge collect finishes)."""
     conclude_only: bool = False
     """Judge nothing: every case must already have its result (judge merge)."""
+    spec: SpecRef | None = None
+    """--spec (judge run SPEC): the evaluation spec this run is, checked and hashed."""
     score_mode: ScoreMode = ScoreMode.SAMPLE
     """--score-mode: scores from the verdict written, or from the judge's logprobs."""
     items_per_call: ItemsPerCall = ItemsPerCall.ONE
@@ -242,6 +245,9 @@ def build_run_config(
         shard=parse_shard(flags.shard, os.environ) if flags.shard else None,
         score_mode=parse_score_mode(flags.score_mode, rubric),
         items_per_call=parse_items_per_call(flags.items_per_call, rubric),
+        # A merge only concludes (--conclude-only): its shards checked the files they judged,
+        # and the machine that merges need not hold the data.
+        spec=spec_record(flags.spec, check=not flags.conclude_only) if flags.spec else None,
         **given_settings(flags, rubric),
     )
     check_checklist_run(

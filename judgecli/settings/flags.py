@@ -17,6 +17,9 @@ RunConfig:
 merge's shards, drift, a re-judged anchor set, --workers): each reads its list off this
 table (`flags_with`). So a new judging flag is one field here, its roles decided, plus a
 RunConfig field when it is a new setting of the run. Nothing here imports typer.
+
+The first fields, how the judge is asked, are JudgingFlags' (judging_flags.py), which
+JudgeFlags extends: one table read in one order, kept in two files of a size to read.
 """
 
 from __future__ import annotations
@@ -27,210 +30,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, get_type_hints
 
 from judgecli.settings.flag_spec import FLAG, FlagField, Role, flag
+from judgecli.settings.judging_flags import DATA, OUTPUT, RUN, SCALE, JudgingFlags
 
 if TYPE_CHECKING:
     from judgecli.inputs.sampling import SampleSize
 
-# The panels `--help` groups the flags in.
-JUDGE = "Judge"
-CASCADE = "Cascade"
-RUN = "Run"
-OUTPUT = "Output"
-DATA = "Dataset"
-SCALE = "Scale"
-
 
 @dataclass(frozen=True)
-class JudgeFlags:
+class JudgeFlags(JudgingFlags):
     """The shared flags as parsed, in the order `--help` lists them (a flag a command does
     not offer keeps its default).
     """
 
-    model: list[str] | None = flag(
-        "--model",
-        "-m",
-        env="JUDGE_MODEL",
-        metavar="MODEL",
-        panel=JUDGE,
-        help="LiteLLM model string, e.g. openai/gpt-4o-mini. Repeat for a panel of judges.",
-        roles=Role.VERDICTS,
-        sets="models",
-    )
-    api_base: str | None = flag(
-        "--api-base",
-        env="JUDGE_API_BASE",
-        metavar="URL",
-        panel=JUDGE,
-        help="Endpoint of an OpenAI-compatible server (vLLM, Ollama, a proxy, `judge simulate`).",
-        roles=Role.VERDICTS,
-    )
-    price: str | None = flag(
-        "--price",
-        metavar="IN,OUT",
-        panel=JUDGE,
-        help="Price in USD per million input,output tokens (for models LiteLLM has no price for).",
-        roles=Role.NONE,
-    )
-    temperature: float | None = flag(
-        "--temperature",
-        min=0,
-        max=2,
-        metavar="T",
-        panel=JUDGE,
-        help="Sampling temperature (default: rubric's, else 0).",
-        to="temperature",
-        rubric=True,
-        roles=Role.VERDICTS,
-    )
-    max_tokens: int | None = flag(
-        "--max-tokens",
-        min=1,
-        metavar="N",
-        panel=JUDGE,
-        help="Most tokens a judge reply may use (default: rubric's, else 1024).",
-        to="max_tokens",
-        rubric=True,
-        roles=Role.VERDICTS,
-    )
-    repeats: int | None = flag(
-        "--repeats",
-        env="JUDGE_REPEATS",
-        min=1,
-        max=100,
-        metavar="K",
-        panel=JUDGE,
-        show_default=False,
-        help="Ask every judge each prompt K times, as independent samples (each its own "
-        "cached reply): each case's verdict is their aggregate, and the run measures the "
-        "judge's stability. Use a temperature above 0. Default: 1.",
-        to="repeats",
-        roles=Role.VERDICTS,
-    )
-    score_mode: str | None = flag(
-        "--score-mode",
-        env="JUDGE_SCORE_MODE",
-        metavar="sample|logprob",
-        panel=JUDGE,
-        show_default=False,
-        help="sample: a judgement is the verdict the judge wrote. logprob: also ask for token "
-        "log-probabilities, and score each case by the expected score over the scale (G-Eval), "
-        "reporting the probability of each score, choice or winner; needs a server that "
-        "returns logprobs (exit 2 otherwise). Default: sample.",
-        roles=Role.VERDICTS,
-        sets="score_mode",
-    )
-    elide_at: int | None = flag(
-        "--elide-at",
-        env="JUDGE_ELIDE_AT",
-        min=1,
-        metavar="N",
-        panel=JUDGE,
-        show_default=False,
-        help="Elide an agent's run or a conversation longer than N tokens (about 4 characters "
-        "each) in the prompt: its task and its last steps are kept, its middle steps left "
-        "out with a marked elision that says what was left out; a case that cannot fit even "
-        "so fails, with the reason. Default: every run is shown whole.",
-        to="elide_at",
-        roles=Role.VERDICTS,
-    )
-    items_per_call: str | None = flag(
-        "--items",
-        metavar="one|all",
-        panel=JUDGE,
-        show_default=False,
-        help="A checklist rubric: ask the judge about one of a case's rubric_items per call, "
-        "or all of them in one call (cheaper; for judges that handle a long structured "
-        "reply). Default: one.",
-        roles=Role.VERDICTS,
-        sets="items_per_call",
-    )
-    json_schema: bool | None = flag(
-        "--json-schema/--no-json-schema",
-        panel=JUDGE,
-        show_default=False,
-        help="Send the verdict schema as response_format (structured output). Default: when "
-        "LiteLLM says the model supports it, or with --api-base.",
-        roles=Role.VERDICTS,
-    )
-    screen: str | None = flag(
-        "--screen",
-        metavar="MODEL",
-        env="JUDGE_SCREEN",
-        panel=CASCADE,
-        help="A cheap judge every case goes to first; --model judges only the cases it "
-        "escalates (see --escalate).",
-        roles=Role.VERDICTS,
-        sets="screen",
-    )
-    escalate: str | None = flag(
-        "--escalate",
-        metavar="RULE",
-        panel=CASCADE,
-        help='When a screened case goes on to --model, e.g. "confidence < 0.8 or score in '
-        '[2, 3]". Tests on score, confidence, passed, consistent, winner, failed joined by '
-        "and/or/not. Default: failed, or a score next to pass_at, or confidence < 0.8 "
-        "(pointwise, binary); failed or not consistent (pairwise).",
-        to="escalate",
-        roles=Role.VERDICTS,
-    )
-    screen_price: str | None = flag(
-        "--screen-price",
-        metavar="IN,OUT",
-        panel=CASCADE,
-        help="The screen's price in USD per million input,output tokens (default: --price, "
-        "else LiteLLM's price map).",
-        roles=Role.NONE,
-    )
-    concurrency: int | None = flag(
-        "--concurrency",
-        "-c",
-        env="JUDGE_CONCURRENCY",
-        min=1,
-        metavar="N",
-        panel=RUN,
-        help="Calls in flight at most (default: 16).",
-        to="concurrency",
-        roles=Role.PER_MACHINE | Role.SHARED,
-    )
-    rpm: float | None = flag(
-        "--rpm",
-        env="JUDGE_RPM",
-        positive=True,
-        metavar="N",
-        panel=RUN,
-        help="Requests per minute per model (paced over ~1 s windows).",
-        to="rpm",
-        roles=Role.PER_MACHINE | Role.SHARED,
-    )
-    tpm: float | None = flag(
-        "--tpm",
-        env="JUDGE_TPM",
-        positive=True,
-        metavar="N",
-        panel=RUN,
-        help="Tokens per minute per model (prompt + max reply tokens).",
-        to="tpm",
-        roles=Role.PER_MACHINE | Role.SHARED,
-    )
-    max_retries: int | None = flag(
-        "--max-retries",
-        min=0,
-        metavar="N",
-        panel=RUN,
-        help="Retries of a transient error (429, 5xx, timeout) and re-asks of an invalid "
-        "verdict (default: 4).",
-        to="max_retries",
-        roles=Role.NONE,
-    )
-    timeout: float | None = flag(
-        "--timeout",
-        positive=True,
-        metavar="SECONDS",
-        panel=RUN,
-        help="Seconds one call may take (default: 120).",
-        to="timeout_s",
-        roles=Role.NONE,
-    )
     out: Path | None = flag(
         "--out",
         "-o",
@@ -324,6 +135,16 @@ class JudgeFlags:
         help="Judge nothing: conclude from the results the run holds (judge merge).",
         to="conclude_only",
         roles=Role.THIS_RUN,
+    )
+    spec: Path | None = flag(
+        "--spec",
+        metavar="SPEC",
+        panel=RUN,
+        hidden=True,
+        help="The evaluation spec this run is (judge run SPEC sets it): its files are checked "
+        "and its hash recorded in run.json and summary.json.",
+        roles=Role.THIS_RUN,
+        sets="spec",
     )
     max_failures: str | None = flag(
         "--max-failures",
@@ -428,3 +249,14 @@ def flag_fields() -> tuple[FlagField, ...]:
 def flags_with(role: Role) -> tuple[FlagField, ...]:
     """The shared flags that play `role`, in JudgeFlags' order."""
     return tuple(shared for shared in flag_fields() if role in shared.flag.roles)
+
+
+SPEC_PINS_TOO = frozenset({"limit", "sample", "spec"})
+"""Shared flags an evaluation spec pins beside those of Role.VERDICTS: which cases are judged
+(its n), and the spec itself (issue 35)."""
+
+
+def pinned_by_spec() -> frozenset[str]:
+    """The shared flags `judge run SPEC` does not take: what the spec pins."""
+    verdicts = {shared.name for shared in flags_with(Role.VERDICTS)}
+    return frozenset(verdicts) | SPEC_PINS_TOO

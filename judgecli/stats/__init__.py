@@ -30,4 +30,6 @@ reference values.
   and the inverse-probability-weighted corrected mean
 - `special`: the Student t and binomial distributions (incomplete beta), without scipy
 - `power`: the sample size a one-sided rate test needs for a stated power (Cohen's h)
+- `sizing`: the cases a gate on a mean needs (fixed n on the point or the lower bound of a
+  normal or Wilson interval) and the sequential gate's simulated stopping times
 """

@@ -21,6 +21,7 @@ the file and the fix (store/disk.py), and leaves no half line and no temporary f
 - `step_summary`: report.md appended to a CI job's summary ($GITHUB_STEP_SUMMARY)
 - `inputs`: datasets and rubrics the Python API was given in memory, kept in the run
   directory; a fresh run directory for each API run
+- `spec`: an evaluation spec written as YAML (`judge plan ... --write-spec FILE`)
 """
 
 from __future__ import annotations

@@ -23,5 +23,7 @@ aware (results, rubrics, labels, verdicts); the arithmetic itself is in `stats/`
 - `qualify`: `judge qualify`'s summary: each judge set's agreement, κ, position
   consistency and length preference with intervals, and its gate
 - `drift`: `judge drift`'s summary.json and flips.jsonl lines (DriftSummary, Flip)
+- `judge_shift`: the judge's shift on identical outputs beside the system's, and whether it
+  could explain a gate's decision
 - `probe`: `judge probe`'s summary: each probe's flip rate, interval and examples, its gate
 """

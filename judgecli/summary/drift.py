@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from judgecli.stats.intervals import Interval
+from judgecli.summary.judge_shift import JudgeShiftGate
 from judgecli.summary.parts import Part, Record
 
 DRIFT = "drift"
@@ -114,6 +115,24 @@ class DriftSummary(Record):
     gate: DriftGate | None = None
     no_interval: dict[str, str] | None = None
     """Why `shift_ci` is null while there is a shift (as a run summary's `no_interval`)."""
+    shift_scale: str | None = None
+    """The scale of judge_shift and system_shift: the first check of run B's gate when it
+    reads a pass rate, a mean or a win rate ("pass_rate", "mean", "win_rate"), else the
+    headline value's."""
+    n_identical: int | None = None
+    """Paired cases whose text the judge saw is byte-identical in both runs (with a value)."""
+    judge_shift: float | None = None
+    """The anchors' mean change B − A: the judge's own shift (issue 35)."""
+    judge_shift_ci: Interval | None = None
+    """Paired t 95% interval of the anchors' changes (null: fewer than two anchors, or
+    every anchor changed alike)."""
+    n_system: int | None = None
+    system_shift: float | None = None
+    """The other paired cases' mean change: the system's shift (the judge's mixed in)."""
+    system_shift_ci: Interval | None = None
+    judge_shift_gate: JudgeShiftGate | None = None
+    """Run B has a gate on a pass rate, mean or win rate: whether judge_shift could explain
+    its decision."""
 
 
 class Flip(Record):

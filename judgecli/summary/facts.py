@@ -262,6 +262,16 @@ class LabelDesign(Record):
     """The method, in words."""
 
 
+class SpecRun(Part):
+    """The evaluation spec a run is (`judge run SPEC`): its file, its hash, and the hash of
+    the spec the run directory held before when a resume or --force changed it.
+    """
+
+    path: str
+    hash: str
+    previous: str | None = None
+
+
 class SummaryHead(Part):
     """The keys every summary starts with: what ran, how many cases ended how, what it cost."""
 
@@ -274,6 +284,8 @@ class SummaryHead(Part):
     n_ok: int
     n_failed: int
     usage: Usage
+    spec: SpecRun | None = None
+    """The spec the run is, when `judge run SPEC` ran it (issue 35)."""
 
 
 class SummaryTail(Part):

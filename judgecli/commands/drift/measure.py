@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from judgecli.commands.drift.anchors import split_shift
 from judgecli.commands.drift.audit import AuditedRun, check_comparable, differences_of
 from judgecli.deciding.outcomes import case_value
 from judgecli.errors import InputError
@@ -329,8 +330,14 @@ def measure_drift(a: AuditedRun, b: AuditedRun, *, max_shift: float | None = Non
         extra["weighted_kappa"] = weighted_kappa_of(cases)
     if max_shift is not None:
         extra["gate"] = shift_gate(shift, max_shift)
+    # Issue 35: the anchors' (identical outputs') shift is the judge's, beside the system's.
+    split = split_shift(b, pairs, VALUE_METRIC[kind])
+    extra.update(split.fields)
+    no_interval = dict(split.no_interval)
     if shift.shift is not None and shift.why is not None:
-        extra["no_interval"] = {"shift": shift.why}
+        no_interval["shift"] = shift.why
+    if no_interval:
+        extra["no_interval"] = no_interval
     summary = DriftSummary(
         command=DRIFT,
         runs=DriftRuns(a=str(a.path), b=str(b.path)),
@@ -353,7 +360,7 @@ def measure_drift(a: AuditedRun, b: AuditedRun, *, max_shift: float | None = Non
         kappa=cohen_kappa([c.a_label for c in cases], [c.b_label for c in cases], labels=order),
         labels=order,
         transitions=transitions_of(cases, order),
-        warnings=warnings_of(a, b, cases, differences),
+        warnings=warnings_of(a, b, cases, differences) + split.warnings,
         **extra,
     )
     return Drift(summary=summary, flips=flips)

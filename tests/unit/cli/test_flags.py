@@ -30,6 +30,7 @@ from judgecli.settings.gate_flags import GateThresholds
 from judgecli.settings.items_per_call import ItemsPerCall
 from judgecli.settings.judges import Price
 from judgecli.settings.score_mode import ScoreMode
+from tests.conftest import DATA
 
 FLAGS = {shared.name: shared for shared in flag_fields()}
 
@@ -162,6 +163,7 @@ BESIDE = {
     # judge), as only a checklist rubric has items to ask about.
     "items_per_call": ["--rubric", "checklist", "--model", "openai/x"],
 }
+SPEC = str(DATA / "spec" / "judge.yaml")
 # The flags build_run_config combines (no `to=`): a value, and what RunConfig shows of it.
 COMBINED = {
     "model": ("openai/x", lambda c: c.model_names == ["openai/x"]),
@@ -180,6 +182,8 @@ COMBINED = {
     "shard": ("1/4", lambda c: (c.shard.index, c.shard.count) == (1, 4)),
     "score_mode": ("logprob", lambda c: c.score_mode is ScoreMode.LOGPROB),
     "items_per_call": ("all", lambda c: c.items_per_call is ItemsPerCall.ALL),
+    # Issue 35: the spec read, its files checked, its hash kept (tests/data/spec pins them).
+    "spec": (SPEC, lambda c: c.spec is not None and c.spec.hash.startswith("sha256:")),
 }
 # Read by the command itself (progress and printing), not by the run.
 COMMAND_ONLY = {"quiet", "json_output", "progress_every"}

@@ -201,7 +201,11 @@ def test_when_no_case_moved_the_shift_is_zero_with_p_1_and_no_interval():
     # Issue 29: the interval was [0, 0], as if no case of another sample could move either.
     s = measure_drift(score_run("a", scores([1, 2, 3])), score_run("b", scores([1, 2, 3]))).summary
     assert (s.shift, s.shift_ci, s.shift_p_value) == (0.0, (None, None), 1.0)
-    assert s.no_interval == {"shift": "no spread: every change is 0"}
+    # Issue 35: no case records its text, so every case is a system case, alike unmoved.
+    assert s.no_interval == {
+        "system_shift": "no spread: every change is 0",
+        "shift": "no spread: every change is 0",
+    }
 
 
 @pytest.mark.parametrize(

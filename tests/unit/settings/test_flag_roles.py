@@ -64,6 +64,8 @@ TODAY_NOT_JUDGING = {
     "limit",
     "sample",
     "seed",
+    # Issue 35: the spec a run is (judge run SPEC) records it; it judges nothing itself.
+    "spec",
 }
 TODAY_RESET = {
     "out",
@@ -96,6 +98,8 @@ TODAY_RESET = {
     "min_checklist_score",
     # Issue 34: RUN_A's qualification record names RUN_A's judge, which drift replaces.
     "require_qualified",
+    # Issue 35: RUN_A's spec is not the re-judged anchor set's.
+    "spec",
 }
 TODAY_SHARED_LIMITS = {"concurrency", "rpm", "tpm", "max_cost"}
 REJUDGED = ("score", "pairwise", "calibrate")
