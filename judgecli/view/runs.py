@@ -101,6 +101,9 @@ def entry_of(name: str, path: Path) -> RunEntry:
     if not (path / SUMMARY).is_file():
         problem = f"not finished (no {SUMMARY}): continue it with judge resume {path}"
         return RunEntry(name, path, info, None, problem)
+    shown_elsewhere = report_only(info.get("command") or summary_command(path / SUMMARY))
+    if shown_elsewhere is not None:
+        return RunEntry(name, path, info, None, shown_elsewhere)
     try:
         summary = read_summary(path / SUMMARY)
     except JudgeError as err:
@@ -108,6 +111,34 @@ def entry_of(name: str, path: Path) -> RunEntry:
             name, path, info, None, f"cannot be read: {err.message}{version_note(info)}"
         )
     return RunEntry(name, path, info, summary)
+
+
+REPORT_ONLY = frozenset({"arena", "drift", "align", "qualify", "probe"})
+"""Commands whose runs have no cases to browse or label here (a leaderboard, a drift, a
+rubric's alignment, a qualification, bias probes): their own report says what they found."""
+
+
+def summary_command(path: Path) -> object:
+    """The `command` a summary.json names (None when it cannot be read as a JSON object:
+    read_summary then says why).
+    """
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return found.get("command") if isinstance(found, dict) else None
+
+
+def report_only(command: object) -> str | None:
+    """The line for a run of a command the viewer does not browse (its report.html is the
+    place to read it), else None.
+    """
+    if command not in REPORT_ONLY:
+        return None
+    return (
+        f"a judge {command} run: the viewer browses score, pairwise, calibrate and refine "
+        f"runs; open its report.md or report.html"
+    )
 
 
 @dataclass
