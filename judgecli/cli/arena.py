@@ -150,16 +150,13 @@ def arena_command(
     is compared on each case with a pairwise rubric, in both orders, and a Bradley–Terry
     model turns the verdicts into scores with 95% intervals and ranks.
     """
-    from judgecli.cli.flags import show_progress
-    from judgecli.cli.invocation import invocation
+    from judgecli.cli.flags import run_with_progress
     from judgecli.commands.arena.gate import ArenaGateSpec
     from judgecli.commands.arena.schedule import Schedule
     from judgecli.commands.jobs import Sides, Tournament, prepare_arena
     from judgecli.commands.setup import find_rubric_of
     from judgecli.grading.debias import FlipPolicy
     from judgecli.grading.repeats import repeats_warning
-    from judgecli.running.job import run_job
-    from judgecli.settings.config import step_summary_path
 
     found = find_rubric_of(rubric)
     tournament = Tournament(
@@ -181,14 +178,7 @@ def arena_command(
     config = job.config
     if not flags.quiet and (said := repeats_warning(config.repeats, config.temperature)):
         stderr.print(f"[yellow]warning: {escape(said)}[/]")
-    with show_progress(flags, job.total) as progress:
-        outcome = run_job(
-            job,
-            argv=invocation(ctx),
-            on_result=progress.case_done,
-            step_summary=step_summary_path(),
-            on_stopping=progress.stopping,
-        )
+    outcome = run_with_progress(ctx, flags, job)
     return show(outcome.summary, outcome.run_dir, quiet=flags.quiet, json_output=flags.json_output)
 
 

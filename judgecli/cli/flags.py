@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
     from judgecli.cli.progress import RunProgress
     from judgecli.errors import ExitCode
-    from judgecli.running.job import Job
+    from judgecli.running.conclusion import S
+    from judgecli.running.job import Job, Outcome
     from judgecli.settings.flag_spec import FlagField
     from judgecli.summary.run import RunSummary
 
@@ -115,6 +116,24 @@ def show_progress(flags: JudgeFlags, total: int) -> RunProgress:
     )
 
 
+def run_with_progress(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, S]) -> Outcome[S]:
+    """Run a job on the spine with progress on stderr (none with --quiet), its command line
+    and the CI step summary recorded: what every judging command does once prepared.
+    """
+    from judgecli.cli.invocation import invocation
+    from judgecli.running.job import run_job
+    from judgecli.settings.config import step_summary_path
+
+    with show_progress(flags, job.total) as progress:
+        return run_job(
+            job,
+            argv=invocation(ctx),
+            on_result=progress.case_done,
+            step_summary=step_summary_path(),
+            on_stopping=progress.stopping,
+        )
+
+
 def run_and_report(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, Any]) -> ExitCode:
     """Run a judging command's job on the spine, with progress on stderr, then print it as
     asked and say how to exit.
@@ -123,8 +142,6 @@ def run_and_report(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, Any]) ->
 
     from judgecli.cli.invocation import invocation
     from judgecli.grading.repeats import repeats_warning
-    from judgecli.running.job import run_job
-    from judgecli.settings.config import step_summary_path
 
     if job.config.batch:
         return submit_batch(job, argv=invocation(ctx), quiet=flags.quiet)
@@ -134,14 +151,7 @@ def run_and_report(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, Any]) ->
         from judgecli.running.share import describe_shares
 
         stderr.print(f"[dim]{describe_shares(job.config, job.config.workers)}[/]")
-    with show_progress(flags, job.total) as progress:
-        outcome = run_job(
-            job,
-            argv=invocation(ctx),
-            on_result=progress.case_done,
-            step_summary=step_summary_path(),
-            on_stopping=progress.stopping,
-        )
+    outcome = run_with_progress(ctx, flags, job)
     return report_run(flags, outcome.summary, outcome.run_dir)
 
 

@@ -101,14 +101,11 @@ def probe_command(
     """Probe a pairwise judge for position, length and verbosity bias: judge each pair as
     given, perturb the pairs it decided, and measure how often the verdict moves.
     """
-    from judgecli.cli.flags import show_progress
-    from judgecli.cli.invocation import invocation
+    from judgecli.cli.flags import run_with_progress
     from judgecli.commands.probe import ProbeAsked, prepare_probe
     from judgecli.commands.setup import find_rubric_of
     from judgecli.deciding.gate import GateOn
     from judgecli.grading.perturb import Probe
-    from judgecli.running.job import run_job
-    from judgecli.settings.config import step_summary_path
 
     given = {
         Probe.POSITION: max_position_bias,
@@ -131,14 +128,7 @@ def probe_command(
         )
     old, new = given_files or (None, None)
     job = prepare_probe(old, new, find_rubric_of(rubric), flags, asked)
-    with show_progress(flags, job.total) as progress:
-        outcome = run_job(
-            job,
-            argv=invocation(ctx),
-            on_result=progress.case_done,
-            step_summary=step_summary_path(),
-            on_stopping=progress.stopping,
-        )
+    outcome = run_with_progress(ctx, flags, job)
     return show(outcome.summary, outcome.run_dir, quiet=flags.quiet, json_output=flags.json_output)
 
 

@@ -62,22 +62,12 @@ def qualify_command(
     or your own), gate on the agreement's lower bound, and write a qualification record
     that --require-qualified checks later runs against.
     """
-    from judgecli.cli.flags import show_progress
-    from judgecli.cli.invocation import invocation
+    from judgecli.cli.flags import run_with_progress
     from judgecli.commands.qualify import prepare_qualify
     from judgecli.commands.setup import find_rubric_of
-    from judgecli.running.job import run_job
-    from judgecli.settings.config import step_summary_path
 
     job = prepare_qualify(find_rubric_of(rubric), flags, judge_set or [], min_agreement)
-    with show_progress(flags, job.total) as progress:
-        outcome = run_job(
-            job,
-            argv=invocation(ctx),
-            on_result=progress.case_done,
-            step_summary=step_summary_path(),
-            on_stopping=progress.stopping,
-        )
+    outcome = run_with_progress(ctx, flags, job)
     return show(outcome.summary, outcome.run_dir, quiet=flags.quiet, json_output=flags.json_output)
 
 

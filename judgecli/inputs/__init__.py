@@ -24,6 +24,7 @@ is an error naming file:line and the fix (exit 2), never a half-made run.
   URL of its type) into the field's text; which selected cases show images
 - `rubric_items`: a case's own checklist (`rubric_items`: criterion, points, tags), checked
 - `pairs`: OLD and NEW joined on id (`judge pairwise`, `judge arena`)
+- `empty_fields`: a scan's count of cases with empty required fields, said once per field
 - `sampling`: `--sample` and `--limit`, chosen in one pass
 - `shard`: which cases one machine of many judges (`--shard`)
 - `labels`: human labels (JSONL, a review sheet, label files) for calibrate and `--labels`

@@ -9,7 +9,7 @@ works. All input is therefore checked before the first judge call.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,6 +32,7 @@ from judgecli.inputs.conversation import (
     last_user_turn,
     render_turns,
 )
+from judgecli.inputs.empty_fields import EmptyFields
 from judgecli.inputs.images import ImageCases, ImagesShown, image_count
 from judgecli.inputs.jsonl import parse_object
 from judgecli.inputs.rows import DataPath, Format, JsonlSource, RowSource
@@ -203,54 +204,6 @@ def case_from(
         source, number, fields, field_map=field_map, requires=requires
     )
     return Case(id=case_id, metadata=metadata, line=number, **values)
-
-
-def is_blank(case: Case, name: str) -> bool:
-    """Whether the case's field is present but empty (or only whitespace)."""
-    text = case.field_text(name)
-    return text is not None and not text.strip()
-
-
-class EmptyFields:
-    """Counts the selected cases whose required fields are empty, for one scan warning per
-    field: a dataset of empty answers is valid, but a user should hear how many there are.
-    Only the lines of empty fields are kept, so memory follows the empties, not the file.
-    """
-
-    def __init__(self, name: str, names: list[str], field_map: Mapping[str, str]) -> None:
-        self._name = name
-        self._names = names
-        self._field_map = field_map
-        self._lines: dict[str, list[int]] = {name: [] for name in names}
-        self._unanswered: list[int] = []
-
-    def note(self, case: Case) -> None:
-        """Record the case's empty fields."""
-        for name in self._names:
-            if is_blank(case, name):
-                # An agent's run that stopped on a tool result has no answer, by its nature.
-                stopped = case.messages is not None and answer_index(case.messages) is None
-                (self._unanswered if stopped and name == "output" else self._lines[name]).append(
-                    case.line
-                )
-
-    def warnings(self, selected: Iterable[int]) -> list[str]:
-        """`path: 3 cases have an empty "output" (judged as given)`, for the selected lines."""
-        chosen = set(selected)
-        found: list[str] = []
-        for name, lines in self._lines.items():
-            count = sum(line in chosen for line in lines)
-            if count:
-                key = self._field_map.get(name, name)
-                verb = "case has" if count == 1 else "cases have"
-                found.append(f'{self._name}: {count} {verb} an empty "{key}" (judged as given)')
-        stopped = sum(line in chosen for line in self._unanswered)
-        if stopped:
-            found.append(
-                f"{self._name}: {stopped} agent run(s) ended on a tool result, with no final "
-                "answer (judged as given)"
-            )
-        return found
 
 
 def scan_dataset(

@@ -20,12 +20,12 @@ from pathlib import Path
 from judgecli.inputs.conversation import render_turns, user_turns_digest
 from judgecli.inputs.dataset import (
     Case,
-    EmptyFields,
     case_from,
     check_unique,
     no_cases,
     open_cases,
 )
+from judgecli.inputs.empty_fields import EmptyFields
 from judgecli.inputs.images import ImageCases, ImagesShown
 from judgecli.inputs.rows import DataPath, RowSource
 from judgecli.inputs.sampling import SampleSize, Selector
