@@ -51,6 +51,7 @@ def gate_words(asked: GateAsked) -> list[tuple[str, Any, Any]]:
     return [
         ("--on", asked.gate.on, GateOn.POINT),
         ("--sequential", asked.sequential, False),
+        ("--alpha", asked.alpha, None),
         ("--labels", asked.labels, None),
         ("--fdr", asked.fdr, False),
     ]

@@ -240,6 +240,10 @@ def run_prepared(
             "a judgecli job started from code running on judgecli's own event loop (an "
             "on_result callback) would wait for itself"
         )
+    if job.config.spec is not None:
+        from judgecli.deciding.line_kept import check_spec_line
+
+        check_spec_line(job.config, argv)  # issue 35: the run is its spec's, or refused
     token = SHARED_LOOP.set(ENGINE.shared())
     try:
         outcome = run_job(job, argv=argv, on_result=on_result or ignore)

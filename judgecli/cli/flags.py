@@ -143,6 +143,12 @@ def run_and_report(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, Any]) ->
     from judgecli.cli.invocation import invocation
     from judgecli.grading.repeats import repeats_warning
 
+    if job.config.spec is not None:
+        from judgecli.deciding.line_kept import check_spec_line
+
+        # Issue 35: a hand-written --spec is the spec of this very command line, or the run
+        # is refused before any call.
+        check_spec_line(job.config, invocation(ctx))
     if job.config.batch:
         return submit_batch(job, argv=invocation(ctx), quiet=flags.quiet)
     if not flags.quiet and (said := repeats_warning(job.config.repeats, job.config.temperature)):

@@ -192,6 +192,17 @@ SequentialOpt = Annotated[
         "threshold).",
     ),
 ]
+AlphaOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--alpha",
+        metavar="A",
+        rich_help_panel=GATE,
+        help="The --sequential gate's error rate (default 0.05); a fixed-n gate's intervals "
+        "are 95%.",
+        show_default=False,
+    ),
+]
 LabelsOpt = Annotated[
     Path | None,
     typer.Option(
@@ -211,8 +222,8 @@ FdrOpt = Annotated[
         "instead of Holm (family-wise error).",
     ),
 ]
-GATE_OPTIONS = frozenset({"on", "sequential", "labels", "fdr", "require_qualified"})
-"""The gate's options beside its thresholds (GateOnOpt, SequentialOpt, LabelsOpt, FdrOpt,
+GATE_OPTIONS = frozenset({"on", "sequential", "alpha", "labels", "fdr", "require_qualified"})
+"""The gate's options beside its thresholds (GateOnOpt, SequentialOpt, AlphaOpt, LabelsOpt, FdrOpt,
 and cli/qualified's RequireQualifiedOpt), by parameter name: how the thresholds are
 compared and who may be gated, not what is judged."""
 ResumeRetryFailedOpt = Annotated[

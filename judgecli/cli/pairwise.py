@@ -11,6 +11,7 @@ from judgecli.cli.app import app, exits_with_code
 from judgecli.cli.flags import gate_thresholds, judge_flags, run_and_report
 from judgecli.cli.options import (
     AllowPartialOpt,
+    AlphaOpt,
     FdrOpt,
     FlipOpt,
     FlipPolicyChoice,
@@ -57,6 +58,7 @@ def pairwise_command(
     thresholds: GateThresholds,
     on: GateOnOpt = GateOnChoice.POINT,
     sequential: SequentialOpt = False,
+    alpha: AlphaOpt = None,
     labels: LabelsOpt = None,
     fdr: FdrOpt = False,
     allow_partial: AllowPartialOpt = False,
@@ -70,7 +72,11 @@ def pairwise_command(
 
     found = find_rubric_of(rubric)
     asked = GateAsked(
-        GateSpec.of(thresholds, on=GateOn(on)), sequential=sequential, labels=labels, fdr=fdr
+        GateSpec.of(thresholds, on=GateOn(on)),
+        sequential=sequential,
+        labels=labels,
+        fdr=fdr,
+        alpha=alpha,
     )
     sides = Sides(flip=flip, flip_policy=FlipPolicy(flip_policy), allow_partial=allow_partial)
     job = prepare_pairwise(old, new, found, flags, asked, sides)

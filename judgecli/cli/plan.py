@@ -88,10 +88,12 @@ def plan_command(
     from judgecli.cli.app import stderr, stdout
     from judgecli.deciding.planning import PLANNED_COMMANDS, make_plan, planned_gate, read_pilot
     from judgecli.errors import InputError
+    from judgecli.inputs.spec import StopRule
 
     spec_n: int | None = None
     if len(command_line) == 1 and command_line[0] not in PLANNED_COMMANDS:
-        from judgecli.inputs.spec import StopRule, check_files, read_spec, spec_argv
+        from judgecli.inputs.spec import check_files, read_spec, spec_argv
+        from judgecli.settings.spec_line import check_honoured
 
         if write_spec_to is not None:
             raise InputError(
@@ -99,6 +101,7 @@ def plan_command(
                 hint="copy the spec file instead",
             )
         spec = read_spec(Path(command_line[0]))
+        check_honoured(spec, Path(command_line[0]))
         check_files(spec)
         command_line = [spec.command.value, *spec_argv(spec)]
         alpha = spec.alpha if alpha is None else alpha
@@ -111,12 +114,24 @@ def plan_command(
             f"[yellow]warning:[/] the spec stops after {spec_n} cases, fewer than the "
             f"{plan.cases_needed} its gate needs for power {plan.power:.0%} at {effect}"
         )
+    warn_of_short_data(command_line, plan.cases_needed, spec_n)
     if write_spec_to is not None:
-        from judgecli.settings.spec_line import spec_of
+        from judgecli.settings.spec_line import check_honoured, spec_of, with_planned_n
         from judgecli.store.spec import write_spec
 
         # Written only once the plan stands: a command line it cannot size writes nothing.
-        write_spec(spec_of(command_line[0], command_line[1:], alpha=alpha), write_spec_to)
+        written = spec_of(command_line[0], command_line[1:], alpha=alpha)
+        check_honoured(written, write_spec_to)
+        if written.stopping.rule is StopRule.FIXED:
+            if written.stopping.n is None:  # the planned n is the spec's (issue 35)
+                written = with_planned_n(written, plan.cases_needed)
+            elif written.stopping.n < plan.cases_needed:
+                stderr.print(
+                    f"[yellow]warning:[/] --limit {written.stopping.n} is below the "
+                    f"{plan.cases_needed} cases the gate needs for power "
+                    f"{plan.power:.0%} at {effect}; the spec keeps --limit's n"
+                )
+        write_spec(written, write_spec_to)
         stderr.print(f"spec written to {write_spec_to}", markup=False)
     if json_output:
         print(json.dumps(plan.to_json(), indent=2))
@@ -142,3 +157,31 @@ def plan_command(
         )
     stdout.print(f"cases needed: {plan.cases_needed}", markup=False)
     return ExitCode.OK
+
+
+def warn_of_short_data(command_line: list[str], needed: int, spec_n: int | None) -> None:
+    """Warn when the data of the planned command holds fewer cases than the gate needs, or
+    than a spec's n (which `judge run` refuses); a note when it cannot be counted (the
+    plan itself reads no data).
+    """
+    from rich.markup import escape
+
+    from judgecli.cli.app import stderr
+    from judgecli.errors import JudgeError
+    from judgecli.settings.spec_line import cases_in_data
+
+    try:
+        held = cases_in_data(command_line)
+    except JudgeError as err:
+        stderr.print(f"[dim]note: the data's cases were not counted: {escape(err.message)}[/]")
+        return
+    if held < needed:
+        stderr.print(
+            f"[yellow]warning:[/] the data holds {held} cases, fewer than the {needed} the "
+            "gate needs: collect more cases, or plan for a larger --effect"
+        )
+    if spec_n is not None and held < spec_n:
+        stderr.print(
+            f"[yellow]warning:[/] the spec plans {spec_n} cases and the data holds {held}: "
+            "`judge run` refuses it"
+        )

@@ -51,11 +51,12 @@ def run_command(
     """
     from judgecli.cli.invocation import invocation
     from judgecli.inputs.spec import check_files, read_spec, spec_argv
-    from judgecli.settings.spec_line import check_overrides, check_settings
+    from judgecli.settings.spec_line import check_honoured, check_overrides, check_settings
 
     check_overrides(list(ctx.args))
     pinned = read_spec(spec)
     check_settings(pinned, spec)
+    check_honoured(pinned, spec)
     check_files(pinned)
     # The flags given, as words (invocation: `judge run SPEC --out X ...`).
     given = invocation(ctx)[3:]

@@ -10,6 +10,7 @@ import typer
 from judgecli.cli.app import app, exits_with_code
 from judgecli.cli.flags import gate_thresholds, judge_flags, run_and_report
 from judgecli.cli.options import (
+    AlphaOpt,
     FdrOpt,
     GateOnChoice,
     GateOnOpt,
@@ -43,6 +44,7 @@ def score_command(
     thresholds: GateThresholds,
     on: GateOnOpt = GateOnChoice.POINT,
     sequential: SequentialOpt = False,
+    alpha: AlphaOpt = None,
     labels: LabelsOpt = None,
     fdr: FdrOpt = False,
     require_qualified: RequireQualifiedOpt = None,
@@ -55,7 +57,11 @@ def score_command(
 
     found = find_rubric_of(rubric)
     asked = GateAsked(
-        GateSpec.of(thresholds, on=GateOn(on)), sequential=sequential, labels=labels, fdr=fdr
+        GateSpec.of(thresholds, on=GateOn(on)),
+        sequential=sequential,
+        labels=labels,
+        fdr=fdr,
+        alpha=alpha,
     )
     job = prepare_score(dataset, found, flags, asked)
     if require_qualified is not None:

@@ -57,7 +57,7 @@ def show(checked: Verification, run: Path, spec: Path, *, quiet: bool, json_outp
     """
     if not quiet:
         for key in checked.unverified:
-            stderr.print(f"[dim]note:[/] {escape(key)}: the run records no value to check")
+            stderr.print(f"[dim]note:[/] {escape(key)}: {escape(unverified_why(key))}")
     for departure in checked.departures:
         stderr.print(f"[red]departure:[/] {escape(departure_line(departure))}")
     if checked.kept:
@@ -69,6 +69,16 @@ def show(checked: Verification, run: Path, spec: Path, *, quiet: bool, json_outp
         stderr.print(line, soft_wrap=True)
     if json_output:
         print(json.dumps(checked.as_json(), indent=2))
+
+
+def unverified_why(key: str) -> str:
+    """Why a pinned value is listed as unverified."""
+    if key.startswith("datasets["):
+        return (
+            "hashed now: the run records no sha256 of the data it judged (a run made before "
+            "run.json's `datasets`); bytes edited since the run would show as a departure"
+        )
+    return "the run records no value to check"
 
 
 def departure_line(departure: Departure) -> str:

@@ -18,6 +18,7 @@ from judgecli.commands.setup import (
     FoundRubric,
     GateAsked,
     check_images,
+    check_planned_n,
     decision_inputs,
     judge_config,
 )
@@ -74,6 +75,7 @@ def prepare_score(
         seed=flags.seed,
         shard=config.shard,
     )
+    check_planned_n(flags, scan.total, scan.name)
     check_images(config, rubric, scan.images)
     return score.score_job(config, rubric, scan, decides)
 
@@ -106,6 +108,7 @@ def prepare_pairwise(
         seed=flags.seed,
         shard=config.shard,
     )
+    check_planned_n(flags, scan.total, f"{scan.old.name} and {scan.new.name}")
     check_images(config, rubric, scan.images)
     return pairwise.pairwise_job(
         config, rubric, scan, decides, flip=sides.flip, flip_policy=sides.flip_policy

@@ -105,13 +105,15 @@ def judge_config(command: str, rubric: Rubric, flags: JudgeFlags) -> RunConfig:
 class GateAsked:
     """What a score or pairwise run was asked to decide: its thresholds and what they are
     compared on (`--on`), whether it stops once decided (`--sequential`), the human labels
-    that correct it (`--labels`), and how its category marks are corrected (`--fdr`).
+    that correct it (`--labels`), how its category marks are corrected (`--fdr`), and the
+    sequential gate's error rate (`--alpha`; None: 0.05).
     """
 
     gate: GateSpec = field(default_factory=GateSpec)
     sequential: bool = False
     labels: Path | None = None
     fdr: bool = False
+    alpha: float | None = None
 
 
 def decision_inputs(
@@ -130,9 +132,11 @@ def decision_inputs(
     check_corrected_gate(gate, asked.labels)
     check_repeat_gate(gate, config, rubric)
     follow = None
-    if asked.sequential or gate.on is GateOn.SEQUENTIAL:
+    sequential = asked.sequential or gate.on is GateOn.SEQUENTIAL
+    check_alpha(asked.alpha, sequential=sequential)
+    if sequential:
         check_sequential_fits(config)
-        follow = plan_sequential(gate, rubric, seed=config.seed)
+        follow = plan_sequential(gate, rubric, seed=config.seed, alpha=asked.alpha)
         gate = replace(gate, on=GateOn.SEQUENTIAL)
     human = None
     if asked.labels is not None:
@@ -147,6 +151,45 @@ def decision_inputs(
         labels=human,
         correction=Correction.BH if asked.fdr else Correction.HOLM,
     )
+
+
+def check_planned_n(flags: JudgeFlags, total: int, data: str) -> None:
+    """ConfigError (exit 2, nothing called) for a run of a spec (--spec) whose data holds
+    fewer cases than its planned n (--limit): the spec runs exactly its first n cases, and
+    a run of fewer would not be the run planned (issue 35).
+    """
+    from judgecli.errors import ConfigError
+
+    if flags.spec is None or flags.limit is None or total >= flags.limit:
+        return
+    raise ConfigError(
+        f"{data}: {total} cases, fewer than the {flags.limit} the spec {flags.spec} plans "
+        f"(stopping.n: its first {flags.limit})",
+        hint=f"add cases to the data, or plan again with --limit {total} (a new spec: "
+        "judge plan ... --write-spec)",
+    )
+
+
+FIXED_ALPHA = 0.05
+"""The error rate of the fixed-n gate: its intervals are 95%."""
+
+
+def check_alpha(alpha: float | None, *, sequential: bool) -> None:
+    """ConfigError (exit 2) for an --alpha the run cannot apply: outside (0, 1), or other
+    than 0.05 without --sequential (a fixed-n gate's intervals are 95%; issue 35).
+    """
+    from judgecli.errors import ConfigError
+
+    if alpha is None:
+        return
+    if not 0 < alpha < 1:
+        raise ConfigError(f"--alpha {alpha:g} is not an error rate", hint="e.g. --alpha 0.05")
+    if not sequential and alpha != FIXED_ALPHA:
+        raise ConfigError(
+            f"--alpha {alpha:g}: only the --sequential gate takes another error rate; the "
+            "fixed-n gate reads 95% intervals (alpha 0.05)",
+            hint="add --sequential, or leave --alpha out",
+        )
 
 
 # The case fields whose text may hold a case's images (inputs.images).

@@ -12,6 +12,8 @@ failed on judged evidence (exit 1) or undecided (exit 3).
 - `corrected`: human-corrected estimates (PPI++, --labels)
 - `verify`: whether a finished run kept to its evaluation spec (`judge verify`): each
   departure named
+- `line_kept`: whether a command line given `--spec` is the spec's (refused before any
+  call when it is not)
 - `label_plan`: which cases a human should label, with known inclusion probabilities
   (`judge review plan`, the viewer's next case)
 - `planning`: `judge plan`: the cases a command's gate needs (fixed n on the point or the

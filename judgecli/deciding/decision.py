@@ -33,7 +33,9 @@ class Deciding:
     correction: Correction = Correction.HOLM
 
 
-def plan_sequential(spec: GateSpec, rubric: Rubric, *, seed: int) -> SequentialGate:
+def plan_sequential(
+    spec: GateSpec, rubric: Rubric, *, seed: int, alpha: float | None = None
+) -> SequentialGate:
     """The sequential gate a --sequential run follows: its one floor (a threshold declared
     `Sequence.FOLLOWS`: --min-win-rate, --min-pass-rate or --min-mean). ConfigError (exit
     2, before anything is judged) for a run with no such floor, or with other thresholds
@@ -58,21 +60,31 @@ def plan_sequential(spec: GateSpec, rubric: Rubric, *, seed: int) -> SequentialG
         )
     [(row, threshold)] = followed
     metric = GateMetric(row.threshold.metric)
-    scale = (0.0, 1.0)
-    if metric is GateMetric.MEAN:
-        if rubric.scale is None:
-            raise ConfigError(
-                f"{row.spelling} needs a rubric with a score scale; {rubric.name!r} has none",
-                hint="use --min-pass-rate with a binary rubric",
-            )
-        scale = (rubric.scale.min, rubric.scale.max)
+    scale = value_scale(metric, rubric, row.spelling)
     if not scale[0] < threshold < scale[1]:
         raise ConfigError(
             f"{row.spelling} {threshold:g} leaves nothing to decide on the scale "
             f"{scale[0]:g}..{scale[1]:g}",
             hint="a sequential bar lies strictly inside the scale",
         )
-    return SequentialGate(metric=metric, threshold=threshold, scale=scale, seed=seed)
+    if alpha is None:
+        return SequentialGate(metric=metric, threshold=threshold, scale=scale, seed=seed)
+    return SequentialGate(metric=metric, threshold=threshold, scale=scale, alpha=alpha, seed=seed)
+
+
+def value_scale(metric: GateMetric, rubric: Rubric, spelling: str) -> tuple[float, float]:
+    """The bounds of one case's value, which the sequential gate maps onto 0..1: the
+    rubric's score scale for a mean (ConfigError when it has none), 0..1 for a rate.
+    `judge plan` sizes the sequence on the same map (deciding/planning).
+    """
+    if metric is not GateMetric.MEAN:
+        return (0.0, 1.0)
+    if rubric.scale is None:
+        raise ConfigError(
+            f"{spelling} needs a rubric with a score scale; {rubric.name!r} has none",
+            hint="use --min-pass-rate with a binary rubric",
+        )
+    return (rubric.scale.min, rubric.scale.max)
 
 
 def spelt(sequence: Sequence) -> list[str]:

@@ -24,12 +24,15 @@ from judgecli.settings.gate_flags import (
     Threshold,
 )
 from judgecli.stats.sizing import (
+    StoppingTimes,
     fixed_cases,
     fixed_power,
     outcome_sd,
     rate_cases,
     rate_power,
     sequential_stops,
+    sequential_stops_of,
+    shifted_to_mean,
 )
 from judgecli.summary.gate_records import GateMetric, GateOn
 
@@ -70,6 +73,8 @@ class Pilot:
     tie_share: float
     consistency: float | None = None
     panel_agreement: float | None = None
+    values: tuple[float, ...] = ()
+    """The cases' gated values (a mean's scores: the law its sequential gate is sized on)."""
 
 
 @dataclass(frozen=True)
@@ -253,7 +258,40 @@ def pilot_of(run_dir: Path, values: list[float], metric: GateMetric) -> Pilot:
     mean = sum(values) / len(values)
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
     ties = sum(1 for v in values if v == 0.5) / len(values) if metric is GateMetric.WIN_RATE else 0
-    return Pilot(run_dir, len(values), mean, sd, ties)
+    return Pilot(run_dir, len(values), mean, sd, ties, values=tuple(values))
+
+
+def mean_scale(argv: list[str], gate: PlannedGate) -> tuple[float, float] | None:
+    """The scale a --min-mean gate's sequence maps a score from onto 0..1, as the run does
+    (deciding/decision.value_scale): its --rubric's. None when the command line names no
+    rubric and does not ask for --sequential; InputError when the rubric cannot be read,
+    has no scale, or the floor does not lie strictly inside it.
+    """
+    from judgecli.deciding.decision import value_scale
+    from judgecli.errors import ConfigError, RubricError
+    from judgecli.inputs.rubric_file import load_rubric
+    from judgecli.inputs.rubric_library import find_rubric
+    from judgecli.settings.config import rubric_dirs
+
+    ref = _flag_value(argv[1:], ("--rubric", "-r"))
+    if ref is None:
+        if not gate.sequential:
+            return None
+        raise InputError(
+            f"{gate.flag} --sequential: a plan maps the scores onto 0..1 by the rubric's scale",
+            hint="give the command's --rubric",
+        )
+    try:
+        rubric = load_rubric(find_rubric(ref, rubric_dirs()), dirs=rubric_dirs())
+        low, high = value_scale(gate.metric, rubric, gate.flag)
+    except (RubricError, ConfigError) as err:
+        raise InputError(f"--rubric {ref}: {err.message}", hint=err.hint) from None
+    if not low < gate.floor < high:
+        raise InputError(
+            f"{gate.flag} {gate.floor:g} leaves nothing to decide on the scale {low:g}..{high:g}",
+            hint="a bar lies strictly inside the rubric's scale",
+        )
+    return low, high
 
 
 def make_plan(
@@ -314,6 +352,11 @@ def make_plan(
     else:
         cases_bound = fixed_cases(delta=delta, sd=sd, power=power, alpha=alpha, bound=True)
     stops = None
+    if not rate:
+        assert pilot is not None  # checked above
+        scale = mean_scale(argv, gate)
+        if scale is not None:
+            stops = _mean_stops(gate, scale, pilot, effect, alpha, cases_bound, runs, seed)
     if rate:
         stops = sequential_stops(
             mean=effect,
@@ -338,4 +381,40 @@ def make_plan(
         sequential_power=None if stops is None else stops.passed,
         sequential_undecided=None if stops is None else stops.undecided,
         pilot=pilot,
+    )
+
+
+def _mean_stops(
+    gate: PlannedGate,
+    scale: tuple[float, float],
+    pilot: Pilot,
+    effect: float,
+    alpha: float,
+    cases_bound: int,
+    runs: int,
+    seed: int,
+) -> StoppingTimes:
+    """The sequential gate of a mean simulated at the true mean `effect`: the pilot's
+    scores mapped onto 0..1 by the rubric's scale as the run maps them
+    (deciding/sequential.SequentialGate.to_unit), moved by one shift to the effect (each
+    clamped to the scale), drawn with replacement.
+    """
+    from judgecli.deciding.sequential import SequentialGate
+
+    if not effect < scale[1]:
+        raise InputError(
+            f"--effect {effect}: a true mean at the top of the scale {scale[0]:g}..{scale[1]:g} "
+            "leaves no spread to size",
+            hint="give a true mean below the scale's top",
+        )
+    follows = SequentialGate(metric=gate.metric, threshold=gate.floor, scale=scale)
+    values = shifted_to_mean([follows.to_unit(v) for v in pilot.values], follows.to_unit(effect))
+    return sequential_stops_of(
+        values=values,
+        weights=[1.0] * len(values),
+        floor=follows.to_unit(gate.floor),
+        alpha=alpha,
+        horizon=HORIZON_FACTOR * cases_bound,
+        runs=runs,
+        seed=seed,
     )

@@ -66,6 +66,9 @@ class RunRecord:
     """sha256 (hex) of each file its command line names, by resolved path."""
     cwd: Path = Path(".")
     """Where its command line ran (relative dataset paths resolve against it)."""
+    hashed_now: frozenset[Path] = frozenset()
+    """The data files hashed at verify time, as the run records no sha256 of them (a run
+    made before run.json's `datasets`): their bytes may have changed since the run."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,9 @@ def verify(spec: Mapping[str, Any], run: RunRecord, *, spec_dir: Path) -> Verifi
     departures: list[Departure] = []
     unverified: list[str] = []
     departures += command_departures(spec, run)
-    departures += data_departures(spec, run, spec_dir=spec_dir)
+    data, hashed_now = data_departures(spec, run, spec_dir=spec_dir)
+    departures += data
+    unverified += hashed_now
     departures += rubric_departures(spec, run)
     judged, unknown = judge_departures(spec, run)
     departures += judged
@@ -115,26 +120,33 @@ def command_departures(spec: Mapping[str, Any], run: RunRecord) -> list[Departur
     return [Departure("command", planned, made, f"the spec runs `{planned}`, the run `{made}`")]
 
 
-def data_departures(spec: Mapping[str, Any], run: RunRecord, *, spec_dir: Path) -> list[Departure]:
-    """Each dataset of the spec was judged, and its bytes are the spec's."""
+def data_departures(
+    spec: Mapping[str, Any], run: RunRecord, *, spec_dir: Path
+) -> tuple[list[Departure], list[str]]:
+    """Each dataset of the spec was judged, and the bytes the run judged (run.json's
+    `datasets`) are the spec's; and the datasets hashed now, the run recording no sha256
+    of them (unverified: their bytes when the run judged them are not known).
+    """
     found: list[Departure] = []
+    unknown: list[str] = []
     for index, dataset in enumerate(spec.get("datasets") or []):
         path = Path(str(dataset["path"]))
         wanted = (path if path.is_absolute() else spec_dir / path).resolve()
         digest = run.data_hashes.get(wanted)
         key = f"datasets[{index}]"
+        now = wanted in run.hashed_now
+        if now:
+            unknown.append(f"{key}.sha256")
         if digest is None:
             found.append(Departure(f"{key}.path", str(path), None, f"the run did not judge {path}"))
         elif bare(digest) != bare(str(dataset["sha256"])):
-            found.append(
-                Departure(
-                    f"{key}.sha256",
-                    dataset["sha256"],
-                    digest,
-                    f"{path} is not the data the spec pinned (its sha256 differs)",
-                )
+            said = (
+                f"{path} (hashed now: the run records no sha256) is not the data the spec pinned"
+                if now
+                else f"the run judged other bytes of {path} than the spec pinned"
             )
-    return found
+            found.append(Departure(f"{key}.sha256", dataset["sha256"], digest, said))
+    return found, unknown
 
 
 def bare(digest: str) -> str:
@@ -275,6 +287,10 @@ def stopping_departures(spec: Mapping[str, Any], run: RunRecord) -> list[Departu
         return []
     if sequence is None:
         return []
+    alpha = spec.get("alpha", 0.05)
+    if not same(alpha, sequence.get("alpha", 0.05)):
+        said = "the sequential gate ran at another error rate (--alpha)"
+        return [Departure("alpha", alpha, sequence.get("alpha"), said)]
     decided_after = sequence.get("decided_after")
     judged = int(sequence.get("judged") or 0)
     # Cases in flight at the decision finish and are kept (deciding/sequential.py): a run
@@ -361,10 +377,19 @@ def read_record(run_dir: Path) -> RunRecord:
     if not isinstance(summary, dict):
         raise InputError(f"{path}: not a judge summary", hint="pass a judge run directory")
     cwd = Path(str(info.get("cwd") or "."))
+    recorded = info.get("datasets")
+    # The bytes the run judged, as run.json pinned them when it started (issue 35).
+    judged = {
+        (cwd / str(pin["path"])).resolve(): str(pin["sha256"])
+        for pin in (recorded if isinstance(recorded, list) else [])
+        if isinstance(pin, dict) and "path" in pin and "sha256" in pin
+    }
     hashes: dict[Path, str] = {}
     for arg in list(info.get("argv") or [])[2:]:
         candidate = (cwd / str(arg).split("=", 1)[-1]).resolve()
         with contextlib.suppress(OSError):
-            if candidate.is_file():
+            if candidate not in judged and candidate.is_file():
                 hashes[candidate] = file_sha256(candidate)
-    return RunRecord(info=info, summary=summary, data_hashes=hashes, cwd=cwd)
+    if not isinstance(recorded, list):  # a run made before run.json recorded its data
+        return RunRecord(info, summary, hashes, cwd, hashed_now=frozenset(hashes))
+    return RunRecord(info=info, summary=summary, data_hashes=hashes | judged, cwd=cwd)

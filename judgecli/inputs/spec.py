@@ -11,8 +11,10 @@ a later stage than this one.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,8 @@ from judgecli.inputs.yamlfile import strict_mapping, yaml_line
 
 SPEC_VERSION = 1
 """The spec format this judge writes and reads."""
+DEFAULT_ALPHA = 0.05
+"""The error rate a spec and a gate take when none is given."""
 HINT = "see docs/plan.md#the-spec-file for the spec's keys (`judge plan ... --write-spec FILE`)"
 
 Setting = StrictBool | StrictInt | StrictFloat | StrictStr | list[StrictStr]
@@ -153,7 +157,7 @@ class Spec(Strict):
     rubric: SpecRubric
     judges: list[SpecJudge] = Field(min_length=1)
     gate: SpecGate | None = None
-    alpha: StrictFloat = Field(default=0.05, gt=0, lt=1)
+    alpha: StrictFloat = Field(default=DEFAULT_ALPHA, gt=0, lt=1)
     stopping: SpecStopping = Field(default_factory=SpecStopping)
     categories: SpecCategories | None = None
     labels: SpecLabels | None = None
@@ -191,6 +195,23 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return "sha256:" + digest.hexdigest()
+
+
+def data_pins(argv: Sequence[str]) -> list[dict[str, str]]:
+    """run.json's `datasets`: each data file a run's command line names (its words after
+    `judge COMMAND`, up to the first flag), as given, with the sha256 of its bytes now, when
+    the run starts: so `judge verify` checks the bytes the run judged, not the file as it
+    is later. A word that is no file (hf://owner/name) is left out.
+    """
+    pins: list[dict[str, str]] = []
+    for word in argv[2:]:
+        if word.startswith("-"):
+            break
+        path = Path(word)
+        with contextlib.suppress(OSError):
+            if path.is_file():
+                pins.append({"path": word, "sha256": file_sha256(path)})
+    return pins
 
 
 def rubric_hash(ref: str, *, relative_to: Path | None = None) -> str:
@@ -231,6 +252,8 @@ def spec_argv(spec: Spec) -> list[str]:
         argv += [f"--{spec.gate.metric}", repr(spec.gate.floor), "--on", spec.gate.on.value]
     if spec.stopping.rule is StopRule.SEQUENTIAL:
         argv.append("--sequential")
+        if spec.alpha != DEFAULT_ALPHA:  # the sequential gate's error rate
+            argv += ["--alpha", repr(spec.alpha)]
     elif spec.stopping.n is not None:
         argv += ["--limit", str(spec.stopping.n)]
     if spec.categories is not None and spec.categories.correction is Correction.FDR:

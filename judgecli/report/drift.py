@@ -28,6 +28,7 @@ from judgecli.report.markdown import markdown_page
 if TYPE_CHECKING:
     from rich.table import Table
 
+    from judgecli.stats.intervals import Interval
     from judgecli.summary.drift import Drift, DriftSummary, Flip
 
 FLIPS_LISTED = 50
@@ -62,6 +63,14 @@ def shift_ci(s: DriftSummary, *, why: bool = False) -> str:
     return f"[{low:+.3f}, {high:+.3f}]"
 
 
+def part_interval(s: DriftSummary, key: str, ci: Interval | None) -> str:
+    """judge_shift_ci or system_shift_ci, signed, or why there is none."""
+    low, high = ci or (None, None)
+    if low is None or high is None:
+        return no_interval_text(reason_for(s.no_interval, key))
+    return f"[{low:+.3f}, {high:+.3f}]"
+
+
 def split_rows(s: DriftSummary) -> list[tuple[str, str, str]]:
     """The judge's shift on identical outputs and the system's on the changed ones (issue
     35), when the runs have both kinds of case; none otherwise.
@@ -73,18 +82,68 @@ def split_rows(s: DriftSummary) -> list[tuple[str, str, str]]:
         ("judge", "judge_shift", s.n_identical, s.judge_shift, s.judge_shift_ci),
         ("system", "system_shift", s.n_system, s.system_shift, s.system_shift_ci),
     ):
-        low, high = ci or (None, None)
-        interval = (
-            no_interval_text(reason_for(s.no_interval, key))
-            if low is None or high is None
-            else f"[{low:+.3f}, {high:+.3f}]"
-        )
+        interval = part_interval(s, key, ci)
         cases = "identical" if name == "judge" else "changed"
         shown = NA if value is None else f"{value:+.3f}"
         # On B's gate's scale, which may not be the headline's (a score run gated on passes).
         scale = "" if s.shift_scale == SCALE_OF.get(s.value) else f", {s.shift_scale}"
         rows.append((f"  {name} shift ({n} {cases} outputs{scale})", shown, interval))
     return rows
+
+
+def explains_cell(s: DriftSummary) -> str:
+    """Whether the judge's shift could explain run B's gate decision, with the margin."""
+    gate = s.judge_shift_gate
+    if gate is None:
+        return "n/a (B gates no pass rate, mean or win rate)"
+    if gate.explains is None:
+        return "n/a (no judge shift)" if s.judge_shift is None else "n/a (no gated value)"
+    margin = NA if gate.margin is None else f"{gate.margin:+.3f}"
+    return f"{'yes' if gate.explains else 'no'} (margin {margin})"
+
+
+def shift_split_section(s: DriftSummary) -> Section | None:
+    """The judge's shift (identical outputs) beside the system's (changed outputs): cases,
+    shift and 95% interval each, and whether the judge's could explain B's gate (issue 35,
+    docs/drift.md "Judge shift vs system shift"). None when the split was not measured.
+    """
+    if s.n_identical is None or s.n_system is None or not (s.n_identical or s.n_system):
+        return None
+    gate = s.judge_shift_gate
+    rows = [
+        (
+            "judge (identical outputs)",
+            str(s.n_identical),
+            NA if s.judge_shift is None else f"{s.judge_shift:+.3f}",
+            part_interval(s, "judge_shift", s.judge_shift_ci),
+            explains_cell(s),
+        ),
+        (
+            "system (changed outputs)",
+            str(s.n_system),
+            NA if s.system_shift is None else f"{s.system_shift:+.3f}",
+            part_interval(s, "system_shift", s.system_shift_ci),
+            "",
+        ),
+    ]
+    scale = s.shift_scale or SCALE_OF.get(s.value, s.value)
+    if gate is None:
+        said = f"Both on the {scale} scale."
+    else:
+        word = "passed" if gate.passed else "failed"
+        sign = "≥" if gate.minimum else "≤"
+        said = (
+            f"Both on the {scale} scale of B's gate ({word} {gate.metric} {sign} "
+            f"{gate.threshold:g}). The judge could explain it when its interval reaches past "
+            "the margin: a pass whose margin is below the interval's upper end, a fail whose "
+            "shortfall reaches its lower end."
+        )
+    return Section(
+        "judge shift vs system shift",
+        ["shift", "cases", "B − A", "95% CI", "could explain B's gate"],
+        rows,
+        note=said,
+    )
 
 
 def p_text(p: float | None) -> str:
@@ -129,8 +188,10 @@ def gate_note(s: DriftSummary) -> str | None:
     )
 
 
-def numbers_section(s: DriftSummary) -> Section:
-    """The headline numbers with their intervals."""
+def numbers_section(s: DriftSummary, *, split: bool = True) -> Section:
+    """The headline numbers with their intervals (`split`: with the judge's and the
+    system's shift as rows; the reports give them a table of their own).
+    """
     reasons = s.left_out_reasons
     why = (
         f"{reasons.missing_in_a} only in B, {reasons.missing_in_b} only in A, "
@@ -144,7 +205,7 @@ def numbers_section(s: DriftSummary) -> Section:
         (f"{mean_words(s)}: A → B", f"{fmt(s.mean_a, 3)} → {fmt(s.mean_b, 3)}", ""),
         ("shift (B − A)", NA if s.shift is None else f"{s.shift:+.3f}", shift_ci(s, why=True)),
         ("  paired t test p", fmt_p(s.shift_p_value), ""),
-        *split_rows(s),
+        *(split_rows(s) if split else []),
         ("Cohen's κ, A vs B", fmt(s.kappa), ""),
     ]
     if "weighted_kappa" in s.model_fields_set:
@@ -188,7 +249,10 @@ def flips_section(flips: Sequence[Flip], limit: int | None = None) -> Section:
 def drift_sections(drift: Drift, *, flips_limit: int | None = FLIPS_LISTED) -> list[Section]:
     """Every table of the report, in order."""
     s = drift.summary
-    sections = [numbers_section(s), differences_section(s), transitions_section(s)]
+    sections = [numbers_section(s, split=False)]
+    if (split := shift_split_section(s)) is not None:
+        sections.append(split)
+    sections += [differences_section(s), transitions_section(s)]
     if drift.flips:
         sections.append(flips_section(drift.flips, flips_limit))
     return sections

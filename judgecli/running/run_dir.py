@@ -15,7 +15,7 @@ from typing import Any
 
 from judgecli import __version__
 from judgecli.errors import InputError
-from judgecli.inputs.spec import SpecRef
+from judgecli.inputs.spec import SpecRef, data_pins
 from judgecli.judge.formats import FormatMode
 from judgecli.rubric import Rubric
 from judgecli.settings.config import RunConfig
@@ -42,6 +42,7 @@ def run_info(config: RunConfig, rubric: Rubric, argv: list[str]) -> dict[str, An
         "command": config.command,
         "argv": argv,
         "cwd": str(Path.cwd()),
+        "datasets": data_pins(argv),  # the bytes judged, for judge verify (issue 35)
         "started": now_iso(),
         "models": [m.model_dump(mode="json", exclude={"api_key"}) for m in config.models],
         "screen": config.screen.model_dump(mode="json", exclude={"api_key"})

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from judgecli.errors import InputError
 from judgecli.inputs.spec import (
+    DEFAULT_ALPHA,
     Correction,
     GateOn,
     Setting,
@@ -36,6 +37,7 @@ HINT = "write the command as `judge COMMAND DATA... --rubric R --model M [flags]
 # The flags of the judging commands beside the shared tables (cli/options.py): the rubric,
 # the gate's options and pairwise's order handling; what each pins in a spec.
 COMMAND_VALUED = {"--rubric", "-r", "--on", "--gate-on", "--labels", "--flip-policy", "--alpha"}
+COMMAND_VALUED |= {"--require-qualified"}  # who may judge, not what: no key of a spec
 COMMAND_SWITCHES = {"--sequential", "--fdr", "--flip", "--no-flip", "--allow-partial"}
 NOT_IN_SPEC = {"--sample": "a spec pins the first n cases (--limit N), not a sample"}
 
@@ -136,7 +138,7 @@ def spec_of(command: str, argv: list[str], *, alpha: float | None = None) -> Spe
     for name, why in NOT_IN_SPEC.items():
         if name in parsed.values:
             raise InputError(f"{name}: {why}", hint="use --limit N, or give every case")
-    rubric = one(parsed, "--rubric")
+    rubric = one(parsed, "--rubric") or ("pairwise" if kind is SpecCommand.PAIRWISE else None)
     models = parsed.values.get("--model", [])
     if rubric is None or not models:
         raise InputError("a spec needs --rubric and at least one --model", hint=HINT)
@@ -168,7 +170,13 @@ def spec_of(command: str, argv: list[str], *, alpha: float | None = None) -> Spe
         else None
     )
     limit = one(parsed, "--limit")
-    sequential = parsed.switches.get("--sequential", False)
+    sequential = parsed.switches.get("--sequential", False) or on is GateOn.SEQUENTIAL
+    if sequential and limit is not None:
+        raise InputError(
+            "--limit with --sequential: a spec's sequential rule runs over all the data, and "
+            "cannot pin a cap on it",
+            hint="leave --limit out (the sequence stops once it decides), or gate a fixed n",
+        )
     stopping = (
         SpecStopping(rule=StopRule.SEQUENTIAL)
         if sequential
@@ -185,12 +193,23 @@ def spec_of(command: str, argv: list[str], *, alpha: float | None = None) -> Spe
         alpha=alpha if alpha is not None else float(given_alpha) if given_alpha else 0.05,
         stopping=stopping,
         categories=SpecCategories(
-            correction=Correction.FDR if parsed.switches.get("--fdr") else Correction.HOLM
+            field=mapped_category(settings),
+            correction=Correction.FDR if parsed.switches.get("--fdr") else Correction.HOLM,
         ),
-        labels=SpecLabels(path=labels_path, sha256=hashed(Path(labels_path)))
+        labels=SpecLabels(
+            path=labels_path,
+            sha256=hashed(Path(labels_path)),
+            design=labels_design(Path(labels_path)),
+        )
         if labels_path
         else None,
     )
+
+
+def mapped_category(settings: dict[str, Setting]) -> str | None:
+    """The column --field category=COLUMN maps a case's category to, if it does."""
+    column = category_column(settings)
+    return None if column == "category" else column
 
 
 def hashed(path: Path) -> str:
@@ -255,3 +274,104 @@ def check_settings(spec: Spec, where: Path) -> None:
                     f"{spec.command.value}` that changes verdicts",
                     hint=f"the settings are: {', '.join(sorted(known))}",
                 )
+
+
+def cases_in_data(command_line: list[str]) -> int:
+    """The cases the data of `COMMAND ARGV...` holds (score: its valid cases; pairwise: its
+    pairs joined on id), before --limit; a JudgeError (exit 2) when the data or the rubric
+    cannot be read.
+    """
+    from judgecli.inputs.dataset import parse_field_map, scan_dataset
+    from judgecli.inputs.pairs import scan_pairs
+    from judgecli.inputs.rubric_file import load_rubric
+    from judgecli.inputs.rubric_library import find_rubric
+
+    command, parsed = command_line[0], parse(command_line[1:])
+    ref = one(parsed, "--rubric") or ("pairwise" if command == SpecCommand.PAIRWISE else None)
+    if ref is None:
+        raise InputError("a spec needs --rubric and at least one --model", hint=HINT)
+    requires = load_rubric(find_rubric(ref)).requires
+    fields = parse_field_map(parsed.values.get("--field", []))
+    data = parsed.positional
+    if command == SpecCommand.PAIRWISE and len(data) == 2:
+        partial = parsed.switches.get("--allow-partial", False)
+        pairs = scan_pairs(
+            data[0], data[1], requires=requires, field_map=fields, allow_partial=partial
+        )
+        return pairs.total
+    if command == SpecCommand.SCORE and len(data) == 1:
+        return scan_dataset(data[0], requires=requires, field_map=fields).total
+    raise InputError(f"`judge {command}` takes {'OLD NEW' if command == 'pairwise' else 'DATA'}")
+
+
+def with_planned_n(spec: Spec, n: int) -> Spec:
+    """`spec` stopping after the first `n` cases (--write-spec pins a fixed gate's n to
+    the cases it needs, issue 35).
+    """
+    return spec.model_copy(update={"stopping": SpecStopping(n=n)})
+
+
+RANDOM_DESIGN = "random"
+"""The label design of labels no plan drew: PPI++ reads them as a uniform random subset."""
+
+
+def category_column(settings: dict[str, Setting]) -> str:
+    """The column a run of these judge settings reads a case's category from: `category`,
+    or the one their `field` setting maps it to (--field category=COLUMN).
+    """
+    mapped = settings.get("field")
+    pairs = mapped if isinstance(mapped, list) else [mapped] if isinstance(mapped, str) else []
+    for pair in pairs:
+        ours, _, theirs = pair.partition("=")
+        if ours == "category" and theirs:
+            return theirs
+    return "category"
+
+
+def labels_design(path: Path) -> str:
+    """How the run reads the labels at `path` to have been drawn: the strategy of the label
+    plan (`judge review plan`) its label files name, else `random` (PPI++ takes labels no
+    plan drew for a uniform random subset).
+    """
+    from judgecli.inputs.label_files import label_files, read_label_files
+
+    files = label_files(path) if path.exists() else None
+    if files is None:
+        return RANDOM_DESIGN
+    planned = {
+        raw.strategy
+        for raw in read_label_files(files)
+        if raw.inclusion_probability is not None and raw.strategy
+    }
+    return ", ".join(sorted(planned)) or RANDOM_DESIGN
+
+
+def check_honoured(spec: Spec, where: Path) -> None:
+    """Refuse (exit 2, naming the key and the fix) a value the spec records that its run
+    cannot apply (issue 35): an `alpha` other than 0.05 for a fixed-n gate (its intervals
+    are 95%; the --sequential gate takes any alpha), a `categories.field` other than the
+    column the run reads categories from, a `labels.design` other than the one the labels
+    file records.
+    """
+    if spec.stopping.rule is StopRule.FIXED and spec.alpha != DEFAULT_ALPHA:
+        raise InputError(
+            f"{where}: alpha: {spec.alpha:g} cannot be applied: a fixed-n gate reads 95% "
+            "intervals (alpha 0.05); only the sequential gate takes another alpha",
+            hint="set alpha: 0.05, or stopping: {rule: sequential}",
+        )
+    field = spec.categories.field if spec.categories is not None else None
+    if field is not None and field != (column := category_column(spec.judges[0].settings)):
+        raise InputError(
+            f"{where}: categories.field: the run reads categories from the column "
+            f"{column!r}, not {field!r}",
+            hint=f"set categories.field: {column}, or map it with the judges' setting "
+            f"field: [category={field}] (--field category={field})",
+        )
+    if spec.labels is not None and spec.labels.design is not None:
+        drawn = labels_design(spec.resolve(spec.labels.path))
+        if spec.labels.design != drawn:
+            raise InputError(
+                f"{where}: labels.design: the run weighs these labels as drawn by "
+                f"{drawn!r} (what the labels file records), not {spec.labels.design!r}",
+                hint=f"set labels.design: {drawn}, or label a `judge review plan` of that design",
+            )

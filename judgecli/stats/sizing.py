@@ -32,6 +32,7 @@ tie share τ its variance is μ(1 − μ) − τ/4; a pass rate's is μ(1 − μ
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -185,16 +186,52 @@ def sequential_stops(
     seed: int = 0,
     grid: int = 100,
 ) -> StoppingTimes:
+    """Simulate the sequential gate on values 1 / ½ / 0 of mean `mean` with a share
+    `tie_share` of ½s (a win or pass rate's cases): `sequential_stops_of` on that law.
+    """
+    ties = min(tie_share, 2 * min(mean, 1 - mean))
+    wins = mean - ties / 2
+    return sequential_stops_of(
+        values=(1.0, 0.5, 0.0),
+        weights=(wins, ties, max(0.0, 1 - wins - ties)),
+        floor=floor,
+        alpha=alpha,
+        horizon=horizon,
+        runs=runs,
+        seed=seed,
+        grid=grid,
+    )
+
+
+def sequential_stops_of(
+    *,
+    values: Sequence[float],
+    weights: Sequence[float],
+    floor: float,
+    alpha: float,
+    horizon: int,
+    runs: int = 1000,
+    seed: int = 0,
+    grid: int = 100,
+) -> StoppingTimes:
     """Simulate the sequential gate (stats/sequential: stop at the first case after which
-    the confidence sequence lies wholly above or below `floor`) on values 1 / ½ / 0 of mean
-    `mean` with a share `tie_share` of ½s. The decision depends on the grid only through the
-    floor, which is always a candidate (stats/sequential._run_batch), so a coarse grid is
-    exact enough and fast.
+    the confidence sequence lies wholly above or below `floor`) on cases drawn from the
+    discrete law `values` (on 0..1) with probabilities `weights`. The decision depends on
+    the grid only through the floor, which is always a candidate
+    (stats/sequential._run_batch), so a coarse grid is exact enough and fast.
     """
     if not 0 <= floor <= 1 or horizon < 1 or runs < 1:
         raise ValueError("need 0 <= floor <= 1, horizon >= 1 and runs >= 1")
-    ties = min(tie_share, 2 * min(mean, 1 - mean))
-    wins = mean - ties / 2
+    support = np.asarray(values, dtype=np.float64)
+    if support.size == 0 or len(weights) != support.size:
+        raise ValueError("need one weight per value, and at least one value")
+    if not np.all((support >= 0) & (support <= 1)):
+        raise ValueError("values must lie in [0, 1]")
+    chances = np.asarray(weights, dtype=np.float64)
+    if np.any(chances < 0) or not chances.sum() > 0:
+        raise ValueError("weights must be nonnegative with a positive sum")
+    cumulative = np.cumsum(chances / chances.sum())
+    last = support.size - 1
     rng = np.random.default_rng(seed)
     capital = _Capital(runs, alpha=alpha, candidates=_candidates(grid, [floor]))
     candidates = capital.m
@@ -205,8 +242,10 @@ def sequential_stops(
     for step in range(1, horizon + 1):
         if active.size == 0:
             break
+        # One uniform per run and case, read through the law's cumulative weights (for
+        # 1 / ½ / 0: below the win share a 1, then a ½, else a 0).
         draw = rng.random(active.size)
-        x = np.where(draw < wins, 1.0, np.where(draw < wins + ties, 0.5, 0.0))
+        x = support[np.minimum(np.searchsorted(cumulative, draw, side="right"), last)]
         capital.update(x)
         low_index, high_index = capital.bounds()
         above = candidates[low_index] > floor
@@ -226,3 +265,24 @@ def sequential_stops(
         undecided=float(1 - decided.mean()),
         horizon=horizon,
     )
+
+
+def shifted_to_mean(values: Sequence[float], mean: float) -> list[float]:
+    """`values` (on 0..1) moved by one shift d, each clamped to [0, 1], with d solved so
+    that their mean is `mean`: a pilot's spread carried to the true value a plan assumes,
+    kept inside the scale as the sequential gate keeps a case's value (0 < mean < 1).
+    """
+    if not values or not 0 < mean < 1:
+        raise ValueError("need values and 0 < mean < 1")
+
+    def moved(d: float) -> list[float]:
+        return [min(1.0, max(0.0, v + d)) for v in values]
+
+    low, high = -1.0, 1.0  # the clamped mean rises with d from 0 (d = -1) to 1 (d = 1)
+    for _ in range(60):
+        middle = (low + high) / 2
+        if sum(moved(middle)) / len(values) < mean:
+            low = middle
+        else:
+            high = middle
+    return moved((low + high) / 2)

@@ -241,7 +241,7 @@ def compare_page(a: RunEntry, b: RunEntry, drift: Drift, *, token: str) -> str:
             f"<td>{esc(change)}</td></tr>"
         )
     # Its own table of flips follows, each linked to the case in both runs.
-    sections = [table(sec) for sec in drift_sections(drift)[:3]]
+    sections = [table(sec) for sec in drift_sections(drift) if not sec.title.startswith("flipped")]
     flips = (
         f'<section><h2>Flipped cases ({len(drift.flips)})</h2><table id="flips"><thead><tr>'
         f"<th>id</th>"

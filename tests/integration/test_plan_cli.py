@@ -87,7 +87,9 @@ def test_the_written_spec_plans_the_same_gate(run_cli, tmp_path: Path) -> None:
 def test_a_spec_that_stops_before_the_cases_needed_is_warned_of(run_cli, tmp_path: Path) -> None:
     spec = tmp_path / "judge.yaml"
     assert run_cli(None, *plan_args("--effect", "0.65", "--write-spec", str(spec))).exit_code == 0
-    spec.write_text(spec.read_text().replace("  n: null", "  n: 50"))
+    # --write-spec pins the n the plan needs (issue 35): a spec edited below it is warned of.
+    assert "  n: 183" in spec.read_text()
+    spec.write_text(spec.read_text().replace("  n: 183", "  n: 50"))
 
     run = run_cli(None, "plan", str(spec), "--effect", "0.65")
 

@@ -157,3 +157,30 @@ def test_a_flag_is_read_as_given_last_with_or_without_its_value() -> None:
 
 def test_an_empty_spec_plans_all_cases_so_a_limited_run_departs() -> None:
     assert [d.key for d in verify({}, record_of(), spec_dir=Path(".")).departures] == ["stopping.n"]
+
+
+# Issue 35: run.json records the bytes judged; a run made before is hashed now, and says so.
+def test_data_hashed_now_for_a_run_that_records_none_is_unverified() -> None:
+    made = record_of()
+    old_run = RunRecord(
+        made.info, made.summary, made.data_hashes, made.cwd, hashed_now=frozenset(made.data_hashes)
+    )
+    checked = verify_spec(spec_of(), old_run)
+    assert (checked.kept, checked.unverified) == (True, ["datasets[0].sha256"])
+    edited = RunRecord(
+        made.info,
+        made.summary,
+        {Path("/plans/data.jsonl"): "cd" * 32},
+        made.cwd,
+        hashed_now=frozenset(made.data_hashes),
+    )
+    [departure] = verify_spec(spec_of(), edited).departures
+    assert "hashed now" in departure.message
+
+
+def test_a_sequential_run_at_another_alpha_departs_by_alpha() -> None:
+    sequence = {"alpha": 0.05, "decided_after": 8, "judged": 9}
+    run = record_of("--sequential", summary={"sequential": sequence})
+    planned = spec_of(stopping={"rule": "sequential"}, alpha=0.1)
+    assert keys(planned, run) == ["alpha"]
+    assert keys(spec_of(stopping={"rule": "sequential"}, alpha=0.05), run) == []

@@ -98,8 +98,9 @@ TODAY_RESET = {
     "min_checklist_score",
     # Issue 34: RUN_A's qualification record names RUN_A's judge, which drift replaces.
     "require_qualified",
-    # Issue 35: RUN_A's spec is not the re-judged anchor set's.
+    # Issue 35: RUN_A's spec is not the re-judged anchor set's, nor its sequential --alpha.
     "spec",
+    "alpha",
 }
 TODAY_SHARED_LIMITS = {"concurrency", "rpm", "tpm", "max_cost"}
 REJUDGED = ("score", "pairwise", "calibrate")

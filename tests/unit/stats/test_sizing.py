@@ -20,6 +20,8 @@ from judgecli.stats.sizing import (
     rate_cases,
     rate_power,
     sequential_stops,
+    sequential_stops_of,
+    shifted_to_mean,
 )
 
 
@@ -183,3 +185,53 @@ def test_the_sequential_gate_rarely_passes_a_mean_at_its_floor() -> None:
         mean=0.55, tie_share=0.0, floor=0.55, alpha=0.05, horizon=1500, runs=600, seed=3
     )
     assert stops.passed <= 0.05
+
+
+def test_a_rates_law_given_as_values_and_weights_stops_exactly_as_the_rates_simulation() -> None:
+    # Issue 35: the general law reads the same uniforms the same way, so a rate's plan is
+    # unchanged by it (docs/plan.md's 2,075 / 5,433).
+    rate = sequential_stops(
+        mean=0.65, tie_share=0.3, floor=0.55, alpha=0.05, horizon=2000, runs=200, seed=4
+    )
+    law = sequential_stops_of(
+        values=(1.0, 0.5, 0.0),
+        weights=(0.5, 0.3, 0.2),
+        floor=0.55,
+        alpha=0.05,
+        horizon=2000,
+        runs=200,
+        seed=4,
+    )
+    assert law == rate
+
+
+def test_the_simulated_sequential_gate_of_a_score_law_stops_where_the_projects_gate_stops() -> None:
+    # Scores 1..5 on the unit scale ((s − 1)/4), drawn with the weights, run through
+    # stats/sequential._run_batch on pre-drawn sequences.
+    values, weights = (0.0, 0.25, 0.5, 0.75, 1.0), (0.05, 0.10, 0.30, 0.35, 0.20)
+    stops = sequential_stops_of(
+        values=values, weights=weights, floor=0.575, alpha=0.05, horizon=3000, runs=400
+    )
+    rng = np.random.default_rng(11)
+    x = rng.choice(np.asarray(values), size=(400, 3000), p=np.asarray(weights))
+    runs = _run_batch(x, 0.575, alpha=0.05, grid=100)
+    after = np.where(runs.decided_after > 0, runs.decided_after, 3000)
+    assert stops.expected == pytest.approx(float(after.mean()), rel=0.08)
+    assert stops.p95 == pytest.approx(float(np.quantile(after, 0.95)), rel=0.15)
+    assert stops.passed == pytest.approx(float((runs.decision == 1).mean()), abs=0.03)
+
+
+def test_a_law_with_a_value_off_the_unit_scale_or_no_weight_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        sequential_stops_of(values=(0.5, 1.5), weights=(1, 1), floor=0.5, alpha=0.05, horizon=9)
+    with pytest.raises(ValueError, match="positive sum"):
+        sequential_stops_of(values=(0.5, 1.0), weights=(0, 0), floor=0.5, alpha=0.05, horizon=9)
+
+
+def test_a_pilots_values_are_shifted_to_the_mean_and_kept_on_the_scale() -> None:
+    # Inside the scale the shift is plain: 0.25 up.
+    assert shifted_to_mean([0.25, 0.5, 0.5], 0.666667) == pytest.approx([0.5, 0.75, 0.75], abs=1e-5)
+    # At the top a value is clamped, so the others move further: mean exact, none above 1.
+    moved = shifted_to_mean([0.5, 0.75, 1.0], 0.9)
+    assert sum(moved) / 3 == pytest.approx(0.9, abs=1e-9)
+    assert moved == pytest.approx([0.725, 0.975, 1.0], abs=1e-9)  # d = 0.45 / 2
