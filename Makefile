@@ -71,6 +71,7 @@ demo: install
 
 bench: install
 	$(BIN)/python tests/bench/bench_score.py
+	$(BIN)/python tests/bench/bench_clients.py
 	$(BIN)/python tests/bench/bench_storm.py
 	$(BIN)/python tests/bench/bench_calibrate.py
 	$(BIN)/python tests/bench/bench_endpoints.py
@@ -80,7 +81,7 @@ bench: install
 	$(BIN)/python tests/bench/bench_active.py
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-bench-openai runs .pytest_cache .mypy_cache .ruff_cache
 
 schema: install
 	$(BIN)/judge rubrics schema > rubrics/schema.json

@@ -131,6 +131,7 @@ def run_with_progress(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, S]) -
             on_result=progress.case_done,
             step_summary=step_summary_path(),
             on_stopping=progress.stopping,
+            on_note=progress.note,
         )
 
 
@@ -153,10 +154,10 @@ def run_and_report(ctx: typer.Context, flags: JudgeFlags, job: Job[Any, Any]) ->
         return submit_batch(job, argv=invocation(ctx), quiet=flags.quiet)
     if not flags.quiet and (said := repeats_warning(job.config.repeats, job.config.temperature)):
         stderr.print(f"[yellow]warning: {escape(said)}[/]")
-    if job.config.workers > 1 and not flags.quiet:
+    if (workers := job.config.workers or 1) > 1 and not flags.quiet:
         from judgecli.running.share import describe_shares
 
-        stderr.print(f"[dim]{describe_shares(job.config, job.config.workers)}[/]")
+        stderr.print(f"[dim]{describe_shares(job.config, workers)}[/]")
     outcome = run_with_progress(ctx, flags, job)
     return report_run(flags, outcome.summary, outcome.run_dir)
 

@@ -88,7 +88,7 @@ def plan_command(
     from judgecli.cli.app import stderr, stdout
     from judgecli.deciding.planning import PLANNED_COMMANDS, make_plan, planned_gate, read_pilot
     from judgecli.errors import InputError
-    from judgecli.inputs.spec import StopRule
+    from judgecli.inputs.spec import DEFAULT_ALPHA, StopRule
 
     spec_n: int | None = None
     if len(command_line) == 1 and command_line[0] not in PLANNED_COMMANDS:
@@ -106,9 +106,17 @@ def plan_command(
         command_line = [spec.command.value, *spec_argv(spec)]
         alpha = spec.alpha if alpha is None else alpha
         spec_n = spec.stopping.n if spec.stopping.rule is StopRule.FIXED else None
-    alpha = 0.05 if alpha is None else alpha
+    alpha = DEFAULT_ALPHA if alpha is None else alpha
     pilot_run = None if pilot is None else read_pilot(pilot, planned_gate(command_line))
     plan = make_plan(command_line, effect=effect, power=power, alpha=alpha, pilot=pilot_run)
+    if alpha != DEFAULT_ALPHA and not plan.gate.sequential:
+        # The run reads a fixed-n gate's 95% interval whatever --alpha says (judge run and
+        # --write-spec refuse such a spec): the sizing stands for a bound it cannot apply.
+        stderr.print(
+            f"[yellow]warning:[/] sized for a {1 - alpha:.0%} bound, but a fixed-n gate "
+            f"reads its {1 - DEFAULT_ALPHA:.0%} interval; only a --sequential run applies "
+            "--alpha"
+        )
     if spec_n is not None and spec_n < plan.cases_needed:
         stderr.print(
             f"[yellow]warning:[/] the spec stops after {spec_n} cases, fewer than the "

@@ -204,6 +204,13 @@ class RunProgress:
         if self._lines is not None:
             self._lines.finish(stopped=exc_type is not None)
 
+    def note(self, message: str) -> None:
+        """Say how the run goes about its work (the processes it forked)."""
+        if self._bar is not None:
+            self._bar.console.print(f"[dim]{escape(message)}[/]", highlight=False)
+        if self._lines is not None:
+            self._lines.say(message)
+
     def stopping(self, message: str) -> None:
         """Say what a run stopped by a signal still waits for (the calls in flight)."""
         if self._bar is not None:

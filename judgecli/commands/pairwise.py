@@ -88,7 +88,11 @@ def pairwise_job(
     """
     gate, sequential, labels = decides.gate, decides.sequential, decides.labels
     self_judges: set[str] = set()
-    read = iter_pairs(scan, requires=rubric.requires, field_map=config.field_map)
+
+    def fresh() -> Iterable[Pair]:
+        return iter_pairs(scan, requires=rubric.requires, field_map=config.field_map)
+
+    read = fresh()
     order = None
     if sequential is not None:
         from judgecli.deciding.sequential import shuffled  # only a --sequential run needs it
@@ -97,6 +101,7 @@ def pairwise_job(
         listed = shuffled(read, sequential.seed)
         order = Sequential(sequential, [pair.id for pair in listed])
         read = iter(listed)
+        fresh = listed.__iter__
     pairs = watch_self_preference(read, [m.name for m in config.all_models], self_judges)
 
     def late_warnings() -> list[str]:
@@ -144,6 +149,7 @@ def pairwise_job(
         warnings=scan.warnings,
         late_warnings=late_warnings,
         sequential=order,
+        fresh=fresh,
     )
 
 

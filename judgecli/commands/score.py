@@ -104,7 +104,11 @@ def score_job(
     """
     decides = decides or Deciding()
     sequential, labels = decides.sequential, decides.labels
-    cases: Iterable[Case] = iter_cases(scan, requires=rubric.requires, field_map=config.field_map)
+
+    def fresh() -> Iterable[Case]:
+        return iter_cases(scan, requires=rubric.requires, field_map=config.field_map)
+
+    cases = fresh()
     order = None
     if sequential is not None:
         from judgecli.deciding.sequential import shuffled  # only a --sequential run needs it
@@ -113,6 +117,7 @@ def score_job(
         listed = shuffled(cases, sequential.seed)
         order = Sequential(sequential, [case.id for case in listed])
         cases = listed
+        fresh = listed.__iter__
 
     def summarize(results: list[CaseResult]) -> ScoreSummary:
         summary = summarize_score(
@@ -141,4 +146,5 @@ def score_job(
         ending=Ending(summarize, gate=decides.gate),
         warnings=scan.warnings,
         sequential=order,
+        fresh=fresh,
     )

@@ -253,7 +253,19 @@ def interrupts(
     --workers child: its parent relays the stop) stays ignored. Signal handlers can only be
     set from the main thread; elsewhere this changes nothing.
     """
-    handler = Interrupts(halt, on_stopping)
+    with handled_by(Interrupts(halt, on_stopping)) as handler:
+        yield handler
+
+
+H = TypeVar("H", bound=Callable[[int, FrameType | None], None])
+
+
+@contextmanager
+def handled_by(handler: H) -> Iterator[H]:
+    """Within the block, SIGTERM and Ctrl-C go to `handler`; the old handlers come back
+    after. A Ctrl-C this process ignores (a --workers child) stays ignored; outside the main
+    thread (where no handler can be set) this changes nothing.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield handler
         return

@@ -142,6 +142,9 @@ class Job(Generic[ItemT, S]):
     rounds: Rounds[ItemT] | None = None
     """An adaptive schedule: `items` is its first round, and the run ends when it plans
     no more (or more items failed than --max-failures allows of `total`)."""
+    fresh: Callable[[], Iterable[ItemT]] | None = None
+    """The same items read afresh, for a run without --workers to learn how many calls
+    the cache cannot answer before it chooses its processes (None: one process)."""
 
     @property
     def rubric(self) -> Rubric:
@@ -164,10 +167,11 @@ def run_job(
     on_result: Callable[[CaseResult], None],
     step_summary: Path | None = None,
     on_stopping: Callable[[str], None] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> Outcome[S]:
     """Judge the job's items (round by round, if it has rounds) into its run directory,
     then conclude the run. `on_stopping` hears what a run stopped by a signal still waits
-    for (the calls in flight).
+    for (the calls in flight); `on_note`, that a run without --workers forks.
     """
     # The cascade is the plan's: the run's --screen and --escalate, checked against the
     # rubric before anything is written, and recorded in run.json with the default rule
@@ -190,7 +194,11 @@ def run_job(
 
     grade = tiered(job.grade, job.plan, cascade)
 
-    def judge(config: RunConfig, items: Iterable[ItemT]) -> Judged:
+    def judge(
+        config: RunConfig,
+        items: Iterable[ItemT],
+        fresh: Callable[[], Iterable[ItemT]] | None = None,
+    ) -> Judged:
         return judge_all(
             config,
             job.rubric,
@@ -201,9 +209,11 @@ def run_job(
             total=job.total,
             done=follower.decided if follower else None,
             on_stopping=on_stopping,
+            fresh=fresh,
+            on_note=on_note,
         )
 
-    judged = judge(config, job.items)
+    judged = judge(config, job.items, job.fresh if job.rounds is None else None)
     if job.rounds is None:
         results, total = list(read_results(judged.run_dir / RESULTS)), job.total
     else:

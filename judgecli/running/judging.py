@@ -31,6 +31,7 @@ from judgecli.judge.protocol import JudgeClient, JudgeReply
 from judgecli.judge.provider import check_endpoints, import_litellm, warm_up
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
+from judgecli.running.auto_workers import choose_workers_for
 from judgecli.running.fan_out import ResultSink, run_cases, run_sync
 from judgecli.running.run_dir import (
     UNFINISHED_KEY,
@@ -40,7 +41,7 @@ from judgecli.running.run_dir import (
     recorded_formats,
     recorded_unfinished,
 )
-from judgecli.running.share import ShareEnd
+from judgecli.running.share import ShareEnd, describe_shares
 from judgecli.settings.config import RunConfig, cache_dir
 from judgecli.settings.judges import secret_values
 from judgecli.store import RUN_INFO, RunStore
@@ -106,6 +107,8 @@ def judge_all(
     total: int | None = None,
     done: Callable[[], bool] | None = None,
     on_stopping: Callable[[str], None] | None = None,
+    fresh: Callable[[], Iterable[ItemT]] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> Judged:
     """Open (or reopen) the run directory, grade every item not judged yet under the run's
     limits, and close the results.
@@ -119,6 +122,9 @@ def judge_all(
     run has decided. A first SIGTERM or Ctrl-C lets the calls in flight land (fan_out.py),
     and `on_stopping` hears what the run waits for. Unpriced models and response-format
     steps are warned of; the calls of cases that did not finish are kept in run.json.
+    Without --workers, the run forks one process per core when its calls the cache cannot
+    answer are enough to pay for it (auto_workers.py: the first of `fresh()`, a second
+    pass over the items, are graded against the cache); `on_note` hears that it did.
     """
     warnings: list[str] = []
 
@@ -145,6 +151,7 @@ def judge_all(
         from judgecli.running.batch_record import read_batch_replies
 
         batched = read_batch_replies(store.path)
+    workers = config.workers or 1
 
     def judge_share(
         share: RunConfig,
@@ -166,7 +173,7 @@ def judge_all(
             if not eager:
                 preflight()
             # What earlier sessions paid, their unfinished cases' calls included.
-            spent = (previous.spent_usd + unfinished_before.cost_usd) / config.workers
+            spent = (previous.spent_usd + unfinished_before.cost_usd) / workers
             built.append(make_client(share, spent_usd=spent, formats=formats, halt=halt))
             return built[0]
 
@@ -211,7 +218,17 @@ def judge_all(
     allowed = None if total is None else config.max_failures.allowed(total)
     ends: list[ShareEnd] = []
     try:
-        if config.workers == 1:
+        if config.workers is None and fresh is not None and total is not None and not batched:
+            choice = choose_workers_for(
+                config,
+                (item for item in fresh() if item.id not in previous.done),
+                grade,
+                pending=max(0, total - len(previous.done)),
+            )
+            workers = choice.workers
+            if workers > 1 and on_note is not None:
+                on_note(f"{choice.describe()}; {describe_shares(config, workers)}")
+        if workers == 1:
             ends.append(ShareEnd())
             judge_share(
                 config,
@@ -229,7 +246,7 @@ def judge_all(
             from judgecli.running.share import worker_config
             from judgecli.running.workers import run_workers
 
-            share = worker_config(config, config.workers)
+            share = worker_config(config, workers)
             # Imported once here rather than in every worker (~3 s each): a fork shares the
             # loaded module, and importing it starts no thread a fork could lose.
             import_litellm()
@@ -240,13 +257,13 @@ def judge_all(
             def judge_worker(
                 index: int, sink: ResultSink, stop: Callable[[], bool], end: ShareEnd
             ) -> None:
-                mine = (item for item in todo if shard_of(item.id, config.workers) == index)
+                mine = (item for item in todo if shard_of(item.id, workers) == index)
                 judge_share(share, mine, sink, end, events=NoEvents(), done=stop)
 
             resume_gc()  # the parent collects again while it gathers the workers' results
             # `ends` is filled as each worker ends, also when the run is stopped.
             run_workers(
-                config.workers,
+                workers,
                 judge_worker,
                 sink=store,
                 on_result=on_result,

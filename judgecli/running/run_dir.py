@@ -6,6 +6,7 @@ judging command runs on, and writes its reports.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import json
 import platform
@@ -15,7 +16,7 @@ from typing import Any
 
 from judgecli import __version__
 from judgecli.errors import InputError
-from judgecli.inputs.spec import SpecRef, data_pins
+from judgecli.inputs.spec import SpecRef, data_pins, file_sha256
 from judgecli.judge.formats import FormatMode
 from judgecli.rubric import Rubric
 from judgecli.settings.config import RunConfig
@@ -84,11 +85,33 @@ def open_run(
                 hint="resume with the same rubric and --model/--screen/--escalate flags "
                 "(judge resume RUN_DIR does)",
             )
+        if not config.conclude_only:  # a merge judges nothing (and checks its own data)
+            check_same_data(config.out, previous.info)
         info = previous.info | {"resumed": [*previous.info.get("resumed", []), now_iso()]}
         if config.spec is not None:
             info["spec"] = spec_entry(config.spec, previous.info.get("spec"))
         store.write_json(RUN_INFO, info)
     return store, previous, info
+
+
+def check_same_data(run_dir: Path, info: dict[str, Any]) -> None:
+    """A resume judges the bytes its run started on: InputError (exit 2, nothing called)
+    naming a data file whose sha256 is no longer the one run.json's `datasets` recorded, or
+    the results would mix two versions of the cases (issue 35). A file that is gone, or a
+    run made before the hashes were recorded, is not checked here (the reader says what is
+    missing; `judge verify` says what it could not check).
+    """
+    started_in = Path(info.get("cwd") or ".")
+    for pin in info.get("datasets") or []:
+        path = started_in / str(pin["path"])
+        with contextlib.suppress(OSError):
+            if path.is_file() and file_sha256(path) != pin["sha256"]:
+                raise InputError(
+                    f"{pin['path']} changed since {run_dir} started (its sha256 is not the "
+                    "one run.json records): the resumed cases would be judged on other data",
+                    hint="resume with the data the run started on, or start a new run "
+                    "(--out NEW_DIR, or --force to replace this one)",
+                )
 
 
 def recorded_spec(run_dir: Path) -> Any:

@@ -32,12 +32,12 @@ from typing import Any
 from judgecli import errors
 from judgecli.judge.halt import GRACE_S
 from judgecli.result import CaseResult, CaseStatus
-from judgecli.running.fan_out import AGAIN, ResultSink, Terminated, interrupted, interrupts
+from judgecli.running.fan_out import AGAIN, ResultSink, Terminated, handled_by, interrupted
 from judgecli.running.lifeline import Lifeline
 from judgecli.running.share import ShareEnd, Stop
 
-# How long the parent waits on the workers' pipes at a time: a signal that another thread
-# of the parent took is handled by the main thread only once the wait ends.
+# How long the parent waits on the workers' pipes at a time: a signal noted meanwhile is
+# acted on only once the wait ends.
 POLL_S = 0.2
 # Beyond a stopped worker's grace: how long its last cases and its end may take to arrive;
 # also how long a worker may take to exit once it said its end.
@@ -124,23 +124,43 @@ def work(
     outbox = Outbox(connection)
     end = ShareEnd()
     # SIGTERM stops a worker as it stops a run: while it judges, the first halts it (the
-    # calls in flight land: fan_out.run_sync); else it interrupts like Ctrl-C, and the worker
-    # ends its share as an interrupted run does, and says so. (Until here, SIGTERM ended
-    # the process outright: it had nothing to tell.)
-    signal.signal(signal.SIGTERM, interrupt)
+    # calls in flight land: fan_out.run_sync). Else it is only noted: before the share, it
+    # takes no case; after, the worker says its end whole (issue 36: ended there, a worker
+    # lost the cases still in its outbox, their calls paid). end_all kills one that hangs.
+    sigterm = NotedSignals()
+    signal.signal(signal.SIGTERM, sigterm)
     try:
-        judge_share(index, outbox, stop.is_set, end)
+        judge_share(index, outbox, lambda: stop.is_set() or bool(sigterm.came), end)
     except BaseException as error:  # noqa: BLE001 - carried to the parent, which raises it
         end.stop = Stop.of(error)
-    # Its end is being said (the sender thread writes it whole); a SIGTERM now ends the
-    # process as it would any other: never ignored, so a worker can always be stopped.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sigterm.came and end.stop is None:  # stopped before its share began: nothing judged
+        end.stop = Stop.of(Terminated())
     outbox.close(index, end)
 
 
-def interrupt(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM in a worker: interrupt it as Ctrl-C would."""
-    raise Terminated
+class NotedSignals:
+    """A signal handler that only notes each signal, for the main thread to act on where
+    it is safe (`act`): the parent between two messages, never inside one (issue 36: a
+    case read off a worker's pipe but not yet written was lost, though its call was paid
+    and cached; a read cut in half left the pipe to be read from inside a message).
+    """
+
+    def __init__(self) -> None:
+        self.came: list[signal.Signals] = []
+        self.acted = 0
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        """The handler: note the signal (appending to a list is safe in any bytecode)."""
+        self.came.append(signal.Signals(signum))
+
+    def act(self) -> None:
+        """Raise the next signal not acted on yet, as a run interrupted by it raises:
+        SIGTERM as Terminated, Ctrl-C as KeyboardInterrupt. Nothing if none came.
+        """
+        if self.acted < len(self.came):
+            signum = self.came[self.acted]
+            self.acted += 1
+            raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
 @dataclass
@@ -225,16 +245,18 @@ def run_workers(
     try:
         # SIGTERM interrupts like Ctrl-C throughout, the shutdown included: a second signal
         # while the workers are being stopped must not kill this process before it has
-        # written what they finished.
-        with interrupts():
+        # written what they finished. Each is acted on between two messages.
+        with handled_by(NotedSignals()) as signals:
             try:
-                read_until_ended(workers, stop, parent)
+                read_until_ended(workers, stop, parent, signals)
             except KeyboardInterrupt as interrupt:  # Terminated too
                 signum = signal.SIGTERM if isinstance(interrupt, Terminated) else signal.SIGINT
-                again = halt_all(workers, stop, parent, signum, on_stopping)
+                again = halt_all(workers, stop, parent, signals, signum, on_stopping)
                 raise interrupted(signum, again=again) from None
             finally:
-                end_all(workers)
+                end_all(workers, signals)
+        if signals.came:  # it came as the workers ended: stopped all the same
+            raise interrupted(signals.came[0], again=False)
     finally:
         lifeline.cut()
         if ends is not None:
@@ -248,6 +270,7 @@ def halt_all(
     workers: list[Worker],
     stop: StopFlag,
     parent: Parent,
+    signals: NotedSignals,
     signum: signal.Signals,
     on_stopping: Callable[[str], None] | None,
 ) -> bool:
@@ -265,12 +288,12 @@ def halt_all(
             f"flight to land ({AGAIN[signum]} stops at once)"
         )
     try:
-        read_until_ended(workers, stop, parent, within=GRACE_S + DRAIN_S)
+        read_until_ended(workers, stop, parent, signals, within=GRACE_S + DRAIN_S)
     except KeyboardInterrupt:
         for worker in workers:
             worker.process.terminate()
         try:
-            read_until_ended(workers, stop, parent, within=DRAIN_S)
+            read_until_ended(workers, stop, parent, signals, within=DRAIN_S)
         except KeyboardInterrupt:
             for worker in workers:
                 worker.process.kill()
@@ -329,17 +352,24 @@ def start_worker(
 
 
 def read_until_ended(
-    workers: list[Worker], stop: StopFlag, parent: Parent, *, within: float | None = None
+    workers: list[Worker],
+    stop: StopFlag,
+    parent: Parent,
+    signals: NotedSignals,
+    *,
+    within: float | None = None,
 ) -> None:
     """Take the workers' messages until each has said how it ended (or `within` seconds
     have passed); a worker whose pipe closes first (killed, out of memory) stops the run.
+    A signal noted meanwhile is raised between two messages (`signals.act`).
     """
     deadline = None if within is None else time.monotonic() + within
     open_ = {worker.inbox: worker for worker in workers if worker.index not in parent.ends}
     while open_:
+        signals.act()
         if deadline is not None and time.monotonic() > deadline:
             return
-        # A timeout, so that a signal another thread of this process took is handled soon.
+        # A timeout, so that a signal noted while it waits is acted on soon.
         for inbox in connection.wait(list(open_), timeout=POLL_S):
             worker = open_[inbox]  # type: ignore[index]
             try:
@@ -350,15 +380,19 @@ def read_until_ended(
             if message[0] == "end":
                 del open_[inbox]  # type: ignore[arg-type]
                 worker.inbox.close()
+            signals.act()
 
 
-def end_all(workers: list[Worker]) -> None:
-    """Wait a little for every worker to exit, then kill what is left (also when a second
-    interrupt cuts the wait short).
+def end_all(workers: list[Worker], signals: NotedSignals) -> None:
+    """Wait a little for every worker to exit, then kill what is left (also when a signal
+    cuts the wait short).
     """
     try:
         for worker in workers:
-            worker.process.join(timeout=DRAIN_S)
+            deadline = time.monotonic() + DRAIN_S
+            while worker.process.is_alive() and time.monotonic() < deadline:
+                worker.process.join(timeout=POLL_S)
+                signals.act()
     except KeyboardInterrupt:  # Terminated too
         pass
     for worker in workers:

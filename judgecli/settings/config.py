@@ -151,8 +151,10 @@ class RunConfig(BaseModel):
     """Cascade: the --escalate rule as given (None: the rubric's default rule)."""
     repeats: int = Field(default=1, ge=1, le=MAX_REPEATS)
     """--repeats K: every judge asks every prompt K times, as independent samples."""
-    workers: int = Field(default=1, ge=1)
-    """--workers: processes that share the run's cases and its limits."""
+    workers: int | None = Field(default=None, ge=1)
+    """--workers: processes that share the run's cases and its limits (None: not given,
+    so the run decides at its start from the calls the cache cannot answer:
+    running/auto_workers.py)."""
     shard: Shard | None = None
     """--shard: the share of the cases this machine judges (None: all)."""
     batch: bool = False
@@ -241,7 +243,7 @@ def build_run_config(
         field_map=field_map,
         use_cache=not flags.no_cache,
         max_failures=parse_failure_limit(max_failures) if max_failures else DEFAULT_MAX_FAILURES,
-        workers=parse_workers(flags.workers) if flags.workers else 1,
+        workers=parse_workers(flags.workers) if flags.workers else None,
         shard=parse_shard(flags.shard, os.environ) if flags.shard else None,
         score_mode=parse_score_mode(flags.score_mode, rubric),
         items_per_call=parse_items_per_call(flags.items_per_call, rubric),

@@ -103,7 +103,8 @@ class JudgeFlags(JudgingFlags):
         panel=SCALE,
         help="Judge in N processes (auto: one per core), sharing --concurrency, --rpm, --tpm "
         "and --max-cost evenly, one cache and one results file. For runs LiteLLM's CPU "
-        "cost limits (fast local servers); default: 1.",
+        "cost limits (fast local servers). Default: one per core when the run has 1,000 or "
+        "more calls the reply cache cannot answer, else 1.",
         roles=Role.PER_MACHINE,
         sets="workers",
     )

@@ -10,15 +10,18 @@ from judgecli.errors import ConfigError
 from judgecli.settings.flags import JudgeFlags
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity: taskset and cgroup cpusets count)."""
+    return (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    )
+
+
 def parse_workers(text: str) -> int:
     """`--workers 4`, or `--workers auto` (one per core this process may use)."""
     value = text.strip().lower()
     if value == "auto":
-        return (
-            len(os.sched_getaffinity(0))
-            if hasattr(os, "sched_getaffinity")
-            else (os.cpu_count() or 1)
-        )
+        return usable_cores()
     if not value.isdigit() or int(value) < 1:
         raise ConfigError(
             f"--workers {text!r} is not a number of processes or auto", hint="e.g. --workers 2"

@@ -181,6 +181,7 @@ class TruthTable:
             seed=seed,
             model=model,
             key=key,
+            a_sorts_first=repr(a.key) <= repr(b.key),
         )
 
 

@@ -67,5 +67,11 @@ def pair_answer(
     text = transcript.input_text
     key = "\x1f".join(sorted((a.strip(), b.strip())))
     return pair_truth(
-        lookup(text, a), lookup(text, b), noise=noise, seed=seed, model=model, key=key
+        lookup(text, a),
+        lookup(text, b),
+        noise=noise,
+        seed=seed,
+        model=model,
+        key=key,
+        a_sorts_first=a.strip() <= b.strip(),
     )

@@ -85,10 +85,19 @@ def numeric(label: Label | None) -> float | None:
 
 
 def pair_truth(
-    a: Label | None, b: Label | None, *, noise: float, seed: int, model: str, key: str
+    a: Label | None,
+    b: Label | None,
+    *,
+    noise: float,
+    seed: int,
+    model: str,
+    key: str,
+    a_sorts_first: bool = True,
 ) -> PairTruth | None:
     """The winner of two runs by their labels (module docstring), or None unless both are
-    numbers. The draw is keyed on the pair whatever its order, so both orders agree.
+    numbers. The draw is keyed on the pair whatever its order, so both orders agree: a tie
+    flipped to a win goes to an answer, not a side (`a_sorts_first`: whether A's answer is
+    the first of the two in `key`'s order).
     """
     la, lb = numeric(a), numeric(b)
     if la is None or lb is None:
@@ -97,7 +106,11 @@ def pair_truth(
     rng = random.Random(f"{seed}\x1f{model}\x1fpair\x1f{key}")
     flipped = rng.random() < noise
     if flipped:
-        others: list[Side] = [side for side in ("A", "B", "tie") if side != winner]
-        winner = others[0] if rng.random() < 0.5 else others[1]
+        first = rng.random() < 0.5
+        if winner == "tie":
+            winner = "A" if first == a_sorts_first else "B"
+        else:
+            # The other answer, or a tie: the same outcome in either order.
+            winner = ("B" if winner == "A" else "A") if first else "tie"
     confidence = round(rng.uniform(0.55, 0.70) if flipped else rng.uniform(0.85, 0.95), 2)
     return PairTruth(winner, confidence)

@@ -15,7 +15,8 @@ temperature and token limit; checked below) at the same concurrency.
    interpreter exit) at 2,000 cases. Target: <= 0.5 s.
 3. Cheaper per call: calls per second while judging, judge vs the bare loop. Target: >= 1.0x.
 4. Cached re-run: the same command again, every reply from the reply cache. Target: 0
-   calls, <= 5% of the first run's wall time.
+   calls, <= 7% of the first run's wall time and <= 1.2 s (issue 36: the re-run is bound by
+   imports and the replay of 2,000 cases; 5% would need a cache of whole results).
 5. `judge --help`, best of 5. Target: <= 0.3 s.
 Then pacing: a key already at its limit (600 rpm, the window full at the start), `judge
 score --rpm 600` on 700 cases. Target: a handful of 429s at most, >= 97% of the limit.
@@ -185,7 +186,7 @@ def bench_speed(tmp: Path) -> None:
     calls = sum(t.calls for t in cacheds)
     print(
         f"4. cached re-run: {cached_wall:.2f} s = {cached_wall / first_wall:.1%} of the first "
-        f"run's {first_wall:.2f} s, {calls} calls   (target: 0 calls, <= 5%)"
+        f"run's {first_wall:.2f} s, {calls} calls   (target: 0 calls, <= 7% and <= 1.2 s)"
     )
     bare_wall = med(bares, lambda t: t.wall)
     print(

@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import score_command
+from common import children_of, cpu_of, machine_busy, score_command
 
 REPO = Path(__file__).resolve().parents[2]
 JUDGE = [sys.executable, "-m", "judgecli"]
@@ -47,7 +47,6 @@ WORKERS = (1, 2)
 TARGET = 1.6
 CEILING_REQUESTS = 6000
 WAIT_S = 600.0
-TICKS = os.sysconf("SC_CLK_TCK")
 
 LOAD = r"""
 import asyncio, json, sys, time
@@ -138,30 +137,6 @@ def write_cases(path: Path) -> Path:
             }
             handle.write(json.dumps(row) + "\n")
     return path
-
-
-def cpu_of(pid: int) -> float:
-    """CPU seconds (user + system) a process has used; 0 once it is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return 0.0
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
-
-
-def children_of(pid: int) -> list[int]:
-    try:
-        tasks = list(Path(f"/proc/{pid}/task").iterdir())
-        return [int(w) for task in tasks for w in (task / "children").read_text().split()]
-    except OSError:
-        return []
-
-
-def machine_busy() -> float:
-    """Busy CPU seconds of every core since boot (all but idle and iowait)."""
-    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-    return (sum(values) - values[3] - values[4]) / TICKS
 
 
 def sample(judge: int, simulator: int, workers: dict[int, float]) -> Sample:

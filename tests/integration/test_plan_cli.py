@@ -57,6 +57,16 @@ def test_the_plan_is_printed_for_a_person(run_cli) -> None:
     assert "cases needed: 760" in run.stdout
 
 
+def test_an_alpha_a_fixed_n_gate_cannot_apply_is_warned_of(run_cli) -> None:
+    # The gate reads its 95% interval whatever --alpha says; a sequential gate takes it.
+    fixed = run_cli(None, *plan_args("--effect", "0.60", "--alpha", "0.1"))
+    assert fixed.exit_code == 0, fixed.stderr
+    assert "only a --sequential run applies --alpha" in fixed.stderr
+    sequential = run_cli(None, *plan_args("--effect", "0.60", "--alpha", "0.1", "--sequential"))
+    assert sequential.exit_code == 0, sequential.stderr
+    assert "--alpha" not in sequential.stderr
+
+
 def test_bad_usage_is_exit_2_and_writes_nothing(run_cli, tmp_path: Path) -> None:
     before = sorted(tmp_path.iterdir())
     spec = tmp_path / "judge.yaml"

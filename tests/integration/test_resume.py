@@ -149,6 +149,22 @@ def test_resume_refuses_another_rubric(run_cli, judge_server, write):
     assert "was made with rubric" in run.stderr
 
 
+def test_resume_refuses_data_changed_since_the_run_started(run_cli, judge_server, write):
+    # Issue 35: run.json records the data's sha256; a resume on other bytes would mix two
+    # versions of the cases in one run.
+    data = write("cases.jsonl", EXAMPLE.read_text())
+    first = score(run_cli, judge_server, "--limit", "2", out="run", dataset=data)
+    assert first.exit_code == 0, first.stderr
+    data.write_text(EXAMPLE.read_text().replace("the", "a", 1))
+    judge_server.reset()
+    run = score(run_cli, judge_server, "--resume", "run", dataset=data)
+    assert run.exit_code == 2, run.stderr
+    assert "changed since run started" in run.stderr
+    assert judge_server.requests == []
+    data.write_text(EXAMPLE.read_text())  # the same bytes again: the resume goes on
+    assert score(run_cli, judge_server, "--resume", "run", dataset=data).exit_code == 0
+
+
 PROSE = "The answer seems helpful overall; I would give it a three."
 
 
