@@ -86,7 +86,8 @@ def plan_command(
     import json
 
     from judgecli.cli.app import stderr, stdout
-    from judgecli.deciding.planning import PLANNED_COMMANDS, make_plan, planned_gate, read_pilot
+    from judgecli.deciding.planned_gate import PLANNED_COMMANDS, planned_gate
+    from judgecli.deciding.planning import make_plan, read_pilot
     from judgecli.errors import InputError
     from judgecli.inputs.spec import DEFAULT_ALPHA, StopRule
 

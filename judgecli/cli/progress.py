@@ -206,15 +206,16 @@ class RunProgress:
 
     def note(self, message: str) -> None:
         """Say how the run goes about its work (the processes it forked)."""
-        if self._bar is not None:
-            self._bar.console.print(f"[dim]{escape(message)}[/]", highlight=False)
-        if self._lines is not None:
-            self._lines.say(message)
+        self._say(message, "dim")
 
     def stopping(self, message: str) -> None:
         """Say what a run stopped by a signal still waits for (the calls in flight)."""
+        self._say(message, "yellow")
+
+    def _say(self, message: str, style: str) -> None:
+        """A line of its own, above the bar (in `style`) or between the progress lines."""
         if self._bar is not None:
-            self._bar.console.print(f"[yellow]{escape(message)}[/]", highlight=False)
+            self._bar.console.print(f"[{style}]{escape(message)}[/]", highlight=False)
         if self._lines is not None:
             self._lines.say(message)
 

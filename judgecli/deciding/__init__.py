@@ -16,6 +16,7 @@ failed on judged evidence (exit 1) or undecided (exit 3).
   call when it is not)
 - `label_plan`: which cases a human should label, with known inclusion probabilities
   (`judge review plan`, the viewer's next case)
+- `planned_gate`: the gate a `judge plan` command line sets, and a mean's scale
 - `planning`: `judge plan`: the cases a command's gate needs (fixed n on the point or the
   lower bound, the sequential gate's expected and 95th-percentile n), from a pilot's spread
 """

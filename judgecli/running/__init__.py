@@ -8,6 +8,8 @@ results.jsonl, gated, its reports written.
   here or in --workers processes
 - `workers`, `lifeline`, `share`: --workers N processes, which die with their parent, and
   each one's share: the limits it runs under and how it ended
+- `noted_signals`: SIGTERM and Ctrl-C noted, for the --workers processes to act on between
+  two messages
 - `auto_workers`: without --workers, one process per core for a run with enough calls the
   reply cache cannot answer (found without sending any), else one
 - `batching`, `batch_record`: --batch through a provider's batch API, and `judge collect`

@@ -43,7 +43,6 @@ def run_info(config: RunConfig, rubric: Rubric, argv: list[str]) -> dict[str, An
         "command": config.command,
         "argv": argv,
         "cwd": str(Path.cwd()),
-        "datasets": data_pins(argv),  # the bytes judged, for judge verify (issue 35)
         "started": now_iso(),
         "models": [m.model_dump(mode="json", exclude={"api_key"}) for m in config.models],
         "screen": config.screen.model_dump(mode="json", exclude={"api_key"})
@@ -70,7 +69,10 @@ def open_run(
     if not config.resume:
         earlier = recorded_spec(config.out)  # before --force deletes the old run.json
         store = RunStore.create(config.out, replace=config.force)
-        info = run_info(config, rubric, argv) | {"spec": spec_entry(config.spec, earlier)}
+        info = run_info(config, rubric, argv) | {
+            "datasets": data_pins(argv),  # the bytes judged, for judge verify (issue 35)
+            "spec": spec_entry(config.spec, earlier),
+        }
         with store.opening():  # nothing called yet: a refused write is exit 2
             store.write_json(RUN_INFO, info)
         return store, PreviousRun(info={}, done=set(), spent_usd=0.0), info

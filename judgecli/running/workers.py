@@ -26,7 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing import connection
 from multiprocessing.connection import Connection
-from types import FrameType
 from typing import Any
 
 from judgecli import errors
@@ -34,6 +33,7 @@ from judgecli.judge.halt import GRACE_S
 from judgecli.result import CaseResult, CaseStatus
 from judgecli.running.fan_out import AGAIN, ResultSink, Terminated, handled_by, interrupted
 from judgecli.running.lifeline import Lifeline
+from judgecli.running.noted_signals import NotedSignals
 from judgecli.running.share import ShareEnd, Stop
 
 # How long the parent waits on the workers' pipes at a time: a signal noted meanwhile is
@@ -136,31 +136,6 @@ def work(
     if sigterm.came and end.stop is None:  # stopped before its share began: nothing judged
         end.stop = Stop.of(Terminated())
     outbox.close(index, end)
-
-
-class NotedSignals:
-    """A signal handler that only notes each signal, for the main thread to act on where
-    it is safe (`act`): the parent between two messages, never inside one (issue 36: a
-    case read off a worker's pipe but not yet written was lost, though its call was paid
-    and cached; a read cut in half left the pipe to be read from inside a message).
-    """
-
-    def __init__(self) -> None:
-        self.came: list[signal.Signals] = []
-        self.acted = 0
-
-    def __call__(self, signum: int, frame: FrameType | None) -> None:
-        """The handler: note the signal (appending to a list is safe in any bytecode)."""
-        self.came.append(signal.Signals(signum))
-
-    def act(self) -> None:
-        """Raise the next signal not acted on yet, as a run interrupted by it raises:
-        SIGTERM as Terminated, Ctrl-C as KeyboardInterrupt. Nothing if none came.
-        """
-        if self.acted < len(self.came):
-            signum = self.came[self.acted]
-            self.acted += 1
-            raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
 @dataclass

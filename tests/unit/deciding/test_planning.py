@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judgecli.deciding.planning import make_plan, pilot_of, planned_gate
+from judgecli.deciding.planned_gate import planned_gate
+from judgecli.deciding.planning import make_plan, pilot_of
 from judgecli.deciding.sequential import SequentialGate
 from judgecli.errors import InputError
 from judgecli.stats.sequential import _run_batch

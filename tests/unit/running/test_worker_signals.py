@@ -22,8 +22,9 @@ import pytest
 from judgecli.errors import RunInterruptedError
 from judgecli.result import CaseResult
 from judgecli.running.fan_out import ResultSink, Terminated
+from judgecli.running.noted_signals import NotedSignals
 from judgecli.running.share import ShareEnd
-from judgecli.running.workers import NotedSignals, Outbox, run_workers
+from judgecli.running.workers import Outbox, run_workers
 from tests.unit.running.test_workers import WAIT_S, ListSink, result, wait_for
 
 
