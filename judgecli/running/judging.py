@@ -226,6 +226,10 @@ def judge_all(
                 pending=max(0, total - len(previous.done)),
             )
             workers = choice.workers
+            if workers > 1 and not eager:
+                # The run will call: what LiteLLM can check without the network is checked
+                # before the fork is announced (a missing key is exit 2, not a worker's stop).
+                preflight()
             if workers > 1 and on_note is not None:
                 on_note(f"{choice.describe()}; {describe_shares(config, workers)}")
         if workers == 1:

@@ -67,3 +67,16 @@ def test_a_run_below_the_threshold_keeps_one_process(run_cli, judge_server, tmp_
     assert run.exit_code == 0, run.stderr
     assert FORKED not in run.stderr
     assert len(judge_server.requests) == 40
+
+
+def test_a_missing_key_is_exit_2_before_any_fork_is_announced(run_cli, tmp_path, monkeypatch):
+    # A run that would fork checks what LiteLLM can check offline first: the user reads
+    # the one error line, not a fork's announcement before it.
+    data = write_cases(tmp_path, N)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    args = ("score", str(data), "--rubric", "helpfulness", "--out", "nokey")
+    run = run_cli(None, *args, "--model", "openai/gpt-4o-mini")
+    assert run.exit_code == 2, run.stderr
+    assert FORKED not in run.stderr
+    assert "needs OPENAI_API_KEY" in run.stderr
+    assert not (tmp_path / "nokey").exists()
