@@ -8,6 +8,8 @@ LiteLLM (lazily: it takes seconds to import).
 - `rate_headers`: a server's x-ratelimit headers read
 - `batches`: a provider's batch API through LiteLLM (--batch)
 - `provider`: LiteLLM imported offline and quiet; prices; the checks before the first call
+- `route`: which of LiteLLM's providers carries a judge's calls (an OpenAI-compatible
+  server without the openai SDK)
 - `failures`: what a failed call means, and how to say it on one line
 - `breaker`: stop a run whose endpoint cannot serve it
 - `limits`, `pacing`: calls in flight, the pace per model, the hold after a 429

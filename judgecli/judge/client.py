@@ -36,6 +36,7 @@ from judgecli.judge.provider import (
     warm_up,
 )
 from judgecli.judge.rate_headers import rate_limit_info, retry_after_s
+from judgecli.judge.route import routes
 from judgecli.judge.token_logprobs import LogprobsWatch, token_logprobs
 from judgecli.settings.judges import ModelSettings
 from judgecli.usage import CALLS_SENT, Tokens
@@ -86,7 +87,9 @@ class LiteLLMClient:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self._litellm = import_litellm()
-        warm_up()
+        # How LiteLLM is called for each judge (route.py); the names stay the user's.
+        self._routes = routes(self._litellm, models)
+        warm_up(sdk=not all(r.direct for r in self._routes.values()))
         self._models = {m.name: m for m in models}
         self._limits = limits
         self._max_retries = max_retries
@@ -264,8 +267,9 @@ class LiteLLMClient:
         return estimate
 
     async def _send(self, request: JudgeRequest, settings: ModelSettings, mode: FormatMode) -> Any:
+        way = self._routes[request.model]
         kwargs: dict[str, Any] = {
-            "model": request.model,
+            "model": way.model,
             "messages": request.messages,
             "temperature": request.temperature,
             "timeout": self._timeout_s,
@@ -281,8 +285,8 @@ class LiteLLMClient:
             kwargs["top_logprobs"] = request.top_logprobs
         if settings.api_base:
             kwargs["api_base"] = settings.api_base
-        if settings.api_key is not None:
-            kwargs["api_key"] = settings.api_key.get_secret_value()
+        if way.api_key is not None:
+            kwargs["api_key"] = way.api_key
         return await self._litellm.acompletion(**kwargs)
 
     def _reply(

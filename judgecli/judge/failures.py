@@ -13,6 +13,7 @@ so every rule is tested with plain exceptions.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import socket
 from dataclasses import dataclass
@@ -111,6 +112,11 @@ def classify(error: BaseException, *, sent_format: bool) -> FailureKind:
         return FailureKind.ENDPOINT
     if status is not None and status >= 500 or "APIConnectionError" in names:
         return FailureKind.TRANSIENT
+    if status is not None and status < 400:
+        # A reply that said 200 but did not arrive whole: LiteLLM's own HTTP handler
+        # (route.py) reports a truncated body as "HTTP 200 APIError: Unable to get json
+        # response", where the openai SDK reports a dropped connection.
+        return FailureKind.TRANSIENT
     return FailureKind.REQUEST
 
 
@@ -172,6 +178,26 @@ LITELLM_NOISE = (
     re.compile(r"\s*(Give Feedback / Get Help|Received Model Group|Learn more:).*$", re.S),
 )
 MAX_ERROR_CHARS = 2000
+# The provider that carries an OpenAI-compatible server's calls (route.py) names itself in
+# each message, though the user wrote openai/NAME.
+ROUTE_PREFIX = "Hosted_vllmException - "
+
+
+def server_words(text: str) -> str:
+    """The message without the route's provider name, and an OpenAI-style error body
+    (`{"error": {"message": ...}}`, which LiteLLM's own HTTP handler passes on whole) as its
+    message.
+    """
+    text = text.removeprefix(ROUTE_PREFIX)
+    if not text.startswith("{"):
+        return text
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return text
+    inner = body.get("error") if isinstance(body, dict) else None
+    message = inner.get("message") if isinstance(inner, dict) else None
+    return message if isinstance(message, str) and message else text
 
 
 def scrub(text: str, secrets: list[str]) -> str:
@@ -202,6 +228,7 @@ def describe(error: BaseException, secrets: list[str] | None = None) -> str:
     text = " ".join(text.split())
     if name and text.startswith(f"{name}: "):
         text = text[len(name) + 2 :]
+    text = " ".join(server_words(text).split())
     text = f"{name}: {text}" if text else name
     if len(text) > MAX_ERROR_CHARS:
         text = text[:MAX_ERROR_CHARS] + " …"

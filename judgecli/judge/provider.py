@@ -58,14 +58,29 @@ def import_litellm() -> ModuleType:
     return litellm
 
 
-def warm_up() -> None:
-    """Import what the first call would otherwise import mid-flight: the OpenAI client loads
-    its resource modules (~1.2 s) on first use, which every call started with it waited for
-    and counted as latency.
+# What LiteLLM imports on its first call, whatever the route: its logging's proxy types
+# (~65 ms), and tiktoken's encoding (~125 ms), which its own HTTP handler loads.
+FIRST_CALL_IMPORTS = (
+    "litellm.proxy.openai_files_endpoints.common_utils",
+    "litellm.litellm_core_utils.default_encoding",
+)
+
+
+def warm_up(*, sdk: bool = True) -> None:
+    """Import what the first call would otherwise import mid-flight, which every call
+    started with it waited for and counted as latency: the OpenAI client loads its resource
+    modules (~0.4-1.2 s) on first use, LiteLLM a few of its own (FIRST_CALL_IMPORTS). The
+    client's only when some judge's calls go through the openai SDK (`sdk`:
+    route.Route.direct), else the import would only delay the first call.
     """
-    if "openai.resources" not in sys.modules:
-        with gc_paused():
-            importlib.import_module("openai.resources")
+    names = [*FIRST_CALL_IMPORTS, "openai.resources"] if sdk else FIRST_CALL_IMPORTS
+    missing = [name for name in names if name not in sys.modules]
+    if not missing:
+        return
+    with gc_paused():
+        for name in missing:
+            with contextlib.suppress(ImportError):  # another LiteLLM layout: a speed-up only
+                importlib.import_module(name)
 
 
 registered_unpriced: set[str] = set()
@@ -110,18 +125,26 @@ def register_unpriced(litellm: ModuleType, models: list[ModelSettings]) -> None:
             continue
         if model_price(litellm, settings.model_copy(update={"price": None})) is not None:
             continue
-        try:
-            provider = litellm.get_llm_provider(name, api_base=settings.api_base)[1]
-            entry = {
-                "input_cost_per_token": 0.0,
-                "output_cost_per_token": 0.0,
-                "litellm_provider": provider,
-                "mode": "chat",
-            }
-            litellm.register_model({name: entry})
-        except Exception:  # noqa: BLE001 - a speed-up only: LiteLLM then searches per call
-            continue
-        registered_unpriced.add(name)
+        if file_at_price_zero(litellm, name, settings.api_base):
+            registered_unpriced.add(name)
+
+
+def file_at_price_zero(litellm: ModuleType, name: str, api_base: str) -> bool:
+    """File the model `name` in LiteLLM's price map at price 0 (see register_unpriced);
+    False when LiteLLM would not take it (a speed-up only: LiteLLM then searches per call).
+    """
+    try:
+        provider = litellm.get_llm_provider(name, api_base=api_base)[1]
+        entry = {
+            "input_cost_per_token": 0.0,
+            "output_cost_per_token": 0.0,
+            "litellm_provider": provider,
+            "mode": "chat",
+        }
+        litellm.register_model({name: entry})
+    except Exception:  # noqa: BLE001 - LiteLLM raises several types for a name it refuses
+        return False
+    return True
 
 
 def required_price(litellm: ModuleType, settings: ModelSettings) -> Price:

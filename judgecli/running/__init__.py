@@ -10,6 +10,7 @@ results.jsonl, gated, its reports written.
   each one's share: the limits it runs under and how it ended
 - `noted_signals`: SIGTERM and Ctrl-C noted, for the --workers processes to act on between
   two messages
+- `relayed_stops`: a worker takes each stop once, from the sender or its parent's relay
 - `auto_workers`: without --workers, one process per core for a run with enough calls the
   reply cache cannot answer (found without sending any), else one
 - `batching`, `batch_record`: --batch through a provider's batch API, and `judge collect`

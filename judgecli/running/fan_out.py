@@ -36,6 +36,7 @@ from judgecli.errors import RunIncompleteError, RunInterruptedError, TooManyFail
 from judgecli.gc_pause import resume_gc
 from judgecli.judge.halt import GRACE_S, SAVED, SETTLE_S, Halt
 from judgecli.result import CaseResult, CaseStatus
+from judgecli.running.relayed_stops import StopRelay
 from judgecli.usage import CALLS_SENT, CallSpend, Tokens
 
 T = TypeVar("T")
@@ -263,21 +264,30 @@ H = TypeVar("H", bound=Callable[[int, FrameType | None], None])
 @contextmanager
 def handled_by(handler: H) -> Iterator[H]:
     """Within the block, SIGTERM and Ctrl-C go to `handler`; the old handlers come back
-    after. A Ctrl-C this process ignores (a --workers child) stays ignored; outside the main
-    thread (where no handler can be set) this changes nothing.
+    after. A Ctrl-C this process ignores (a --workers child) stays ignored, and a --workers
+    child's SIGTERM keeps coming through its StopRelay (relayed_stops.py), which passes
+    each stop on to `handler`; outside the main thread (where no handler can be set) this
+    changes nothing.
     """
     if threading.current_thread() is not threading.main_thread():
         yield handler
         return
-    taken = [signal.SIGTERM]
+    current = signal.getsignal(signal.SIGTERM)
+    relay = current if isinstance(current, StopRelay) else None
+    taken = [] if relay is not None else [signal.SIGTERM]
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         taken.append(signal.SIGINT)
     previous = {signum: signal.signal(signum, handler) for signum in taken}
+    target = None if relay is None else relay.target
+    if relay is not None:
+        relay.target = handler
     try:
         yield handler
     finally:
         for signum, old in previous.items():
             signal.signal(signum, old)
+        if relay is not None and target is not None:
+            relay.target = target
 
 
 @dataclass(frozen=True)

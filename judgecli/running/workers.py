@@ -16,7 +16,9 @@ not rebuilt from the command line.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
 import queue
 import signal
 import sys
@@ -34,6 +36,7 @@ from judgecli.result import CaseResult, CaseStatus
 from judgecli.running.fan_out import AGAIN, ResultSink, Terminated, handled_by, interrupted
 from judgecli.running.lifeline import Lifeline
 from judgecli.running.noted_signals import NotedSignals
+from judgecli.running.relayed_stops import CUT, HALT, relay_stops
 from judgecli.running.share import ShareEnd, Stop
 
 # How long the parent waits on the workers' pipes at a time: a signal noted meanwhile is
@@ -127,8 +130,9 @@ def work(
     # calls in flight land: fan_out.run_sync). Else it is only noted: before the share, it
     # takes no case; after, the worker says its end whole (issue 36: ended there, a worker
     # lost the cases still in its outbox, their calls paid). end_all kills one that hangs.
+    # The parent's relays count as SIGTERMs, each stop once (relayed_stops.py).
     sigterm = NotedSignals()
-    signal.signal(signal.SIGTERM, sigterm)
+    relay_stops(sigterm)
     try:
         judge_share(index, outbox, lambda: stop.is_set() or bool(sigterm.came), end)
     except BaseException as error:  # noqa: BLE001 - carried to the parent, which raises it
@@ -256,7 +260,7 @@ def halt_all(
     """
     stop.set()
     for worker in workers:
-        worker.process.terminate()
+        signal_worker(worker, HALT)
     if on_stopping is not None:
         on_stopping(
             f"stopping: no new calls; waiting up to {GRACE_S:g} s for the workers' calls in "
@@ -266,7 +270,7 @@ def halt_all(
         read_until_ended(workers, stop, parent, signals, within=GRACE_S + DRAIN_S)
     except KeyboardInterrupt:
         for worker in workers:
-            worker.process.terminate()
+            signal_worker(worker, CUT)
         try:
             read_until_ended(workers, stop, parent, signals, within=DRAIN_S)
         except KeyboardInterrupt:
@@ -274,6 +278,13 @@ def halt_all(
                 worker.process.kill()
         return True
     return False
+
+
+def signal_worker(worker: Worker, signum: signal.Signals) -> None:
+    """Relay a stop to a worker (relayed_stops.py); nothing if it has already exited."""
+    if worker.process.pid is not None and worker.process.exitcode is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(worker.process.pid, signum)
 
 
 @dataclass(frozen=True)

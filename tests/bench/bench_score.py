@@ -55,8 +55,9 @@ from judgecli.inputs.dataset import iter_cases, scan_dataset
 from judgecli.grading.prompt import build_messages, response_format
 from judgecli.inputs.rubric_file import load_rubric
 from judgecli.inputs.rubric_library import find_rubric
-import litellm
+import litellm, logging
 litellm.suppress_debug_info = True
+logging.getLogger("LiteLLM").setLevel(logging.CRITICAL)
 
 async def main(path, api_base, concurrency):
     rubric = load_rubric(find_rubric("helpfulness"))
@@ -65,12 +66,17 @@ async def main(path, api_base, concurrency):
     rf = response_format(rubric)
     async def one(case):
         async with sem:
-            r = await litellm.acompletion(model="openai/sim", api_base=api_base,
+            r = await litellm.acompletion(model=MODEL, api_base=api_base, api_key="sk-bench",
                 messages=build_messages(rubric, case), response_format=rf, temperature=0.0,
                 max_tokens=600, timeout=120.0, max_retries=0)
             json.loads(r.choices[0].message.content)
     await asyncio.gather(*(one(c) for c in iter_cases(scan, requires=rubric.requires)))
 
+MODEL = sys.argv[4] if len(sys.argv) > 4 else "openai/sim"
+# Priced at 0 as judge files a local model (judge/provider.py), so that neither pays
+# LiteLLM's search of its price map on each reply.
+litellm.register_model({MODEL: {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0,
+    "litellm_provider": MODEL.split("/")[0], "mode": "chat"}})
 asyncio.run(main(__import__("pathlib").Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])))
 """
 

@@ -160,28 +160,41 @@ def test_transient_errors_are_retried_and_the_run_succeeds(run_cli, judge_server
     assert run.summary["usage"]["retries"] == 3
 
 
-def test_the_client_is_warm_before_its_first_timed_call():
+@pytest.mark.parametrize(
+    ("model", "sdk"),
+    [
+        pytest.param("openai/gpt-4o-mini", True, id="through-the-openai-sdk"),
+        pytest.param("openai/sim", False, id="direct"),  # route.py: LiteLLM's own handler
+    ],
+)
+def test_the_client_is_warm_before_its_first_timed_call(model, sdk):
     # Issue 13: the first calls reported ~2 s against a 0-latency server: the OpenAI client
     # imports its resource modules on first use, and every call in flight waited for it.
-    # Building the client imports them, before any call is timed. A fresh interpreter, so
+    # Building the client imports them, before any call is timed; and what LiteLLM imports
+    # on its first call (issue 36: tiktoken's encoding made the first direct call 0.2 s).
+    # Not the client's modules for a judge that does not use it. A fresh interpreter, so
     # nothing else imported them first.
     code = (
         "import asyncio, sys\n"
         "from judgecli.settings.config import ModelSettings\n"
         "from judgecli.judge.client import LiteLLMClient\n"
         "from judgecli.judge.limits import Limits\n"
+        "from judgecli.judge.provider import FIRST_CALL_IMPORTS\n"
         "async def main():\n"
         "    limits = Limits(concurrency=1, rpm=None, tpm=None)\n"
-        "    settings = [ModelSettings(name='openai/sim', api_base='http://127.0.0.1:9/v1')]\n"
-        "    before = 'openai.resources' in sys.modules\n"
+        f"    settings = [ModelSettings(name={model!r}, api_base='http://127.0.0.1:9/v1')]\n"
+        "    names = ['openai.resources', *FIRST_CALL_IMPORTS]\n"
+        "    print(*[name in sys.modules for name in names])\n"
         "    LiteLLMClient(settings, limits, max_retries=0, timeout_s=1)\n"
-        "    print(before, 'openai.resources' in sys.modules)\n"
+        "    print(*[name in sys.modules for name in names])\n"
         "asyncio.run(main())\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
     )
-    assert done.stdout.split() == ["False", "True"]
+    before, after = done.stdout.splitlines()
+    assert before == "False False False"
+    assert after == f"{sdk} True True"
 
 
 def test_a_fully_cached_rerun_never_imports_litellm(run_cli, judge_server, tmp_path):

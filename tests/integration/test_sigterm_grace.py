@@ -45,7 +45,16 @@ def launch(server: SimulatorServer, tmp_path: Path, *extra: str) -> subprocess.P
             stdout=subprocess.DEVNULL,
             stderr=stderr,
             start_new_session=True,
+            preexec_fn=ctrl_c_as_at_a_terminal,
         )
+
+
+def ctrl_c_as_at_a_terminal() -> None:
+    """In the child, before it starts judge: Ctrl-C handled, as a terminal starts a program.
+    A background job of a non-interactive shell (`pytest ... &`) starts with Ctrl-C
+    ignored, every process it starts inherits that, and judge rightly keeps ignoring it.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_until(process: subprocess.Popen[bytes], done, what: str) -> None:
@@ -61,12 +70,14 @@ def stderr_of(tmp_path: Path) -> str:
 
 
 def send(process: subprocess.Popen[bytes], how: str) -> None:
-    """SIGTERM to the judge process, Ctrl-C to it, or Ctrl-C as a terminal sends it: to every
-    process of its group (its --workers children too)."""
+    """SIGTERM or Ctrl-C to the judge process, or to every process of its group (its
+    --workers children too), as a terminal sends Ctrl-C and systemd stops a service."""
     if how == "SIGTERM":
         process.send_signal(signal.SIGTERM)
     elif how == "SIGINT":
         process.send_signal(signal.SIGINT)
+    elif how == "SIGTERM to the group":
+        os.killpg(process.pid, signal.SIGTERM)
     else:
         os.killpg(process.pid, signal.SIGINT)
 
@@ -89,8 +100,18 @@ def summary_usage(run_dir: Path) -> dict[str, Any]:
         ("SIGTERM", "stopped by SIGTERM", 1, ("--no-cache",)),
         ("SIGTERM", "stopped by SIGTERM", 2, ()),
         ("Ctrl-C to the group", "interrupted", 2, ()),
+        # Issue 36: each worker got this SIGTERM twice (the sender's, the parent's relay),
+        # took the second as a second signal and cut its calls in flight off.
+        ("SIGTERM to the group", "stopped by SIGTERM", 2, ()),
     ],
-    ids=["sigterm", "ctrl-c", "sigterm-no-cache", "sigterm-workers", "ctrl-c-group-workers"],
+    ids=[
+        "sigterm",
+        "ctrl-c",
+        "sigterm-no-cache",
+        "sigterm-workers",
+        "ctrl-c-group-workers",
+        "sigterm-group-workers",
+    ],
 )
 def test_the_calls_in_flight_at_a_signal_land_and_resume_pays_nothing_twice(
     run_cli, tmp_path, how, said, workers, extra

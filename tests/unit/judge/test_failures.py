@@ -123,6 +123,16 @@ REFUSED = ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 9)")
         ),
         pytest.param(
             error(
+                "APIError",
+                "Hosted_vllmException - Unable to get json response - Unterminated string",
+                status=200,
+            ),
+            True,
+            FailureKind.TRANSIENT,
+            id="truncated-200-body",
+        ),
+        pytest.param(
+            error(
                 "InternalServerError",
                 "1 validation error for "
                 "CreateChatCompletionRequest response_format.type Input should be "
@@ -189,6 +199,26 @@ def test_describe_keeps_the_servers_whole_message_on_one_line():
         "CreateChatCompletionRequest response_format.type Input should be 'text' or "
         "'json_object' [type=literal_error]"
     )
+
+
+def test_describe_gives_the_servers_words_not_the_routes_provider_or_its_json():
+    # An OpenAI-compatible server is called through LiteLLM's hosted_vllm provider
+    # (route.py), which names itself and passes the server's error body on whole.
+    err = error(
+        "RateLimitError",
+        "litellm.RateLimitError: RateLimitError: Hosted_vllmException - "
+        '{"error": {"message": "slow down", "type": "rate_limit_error"}}',
+        status=429,
+    )
+    assert describe(err) == "HTTP 429 RateLimitError: slow down"
+    lines = error(
+        "InternalServerError",
+        'Hosted_vllmException - {"error": {"message": "1 validation error:\\n {\'type\'}"}}',
+        status=500,
+    )
+    assert describe(lines) == "HTTP 500 InternalServerError: 1 validation error: {'type'}"
+    bare = error("InternalServerError", "Hosted_vllmException - {not json", status=500)
+    assert describe(bare) == "HTTP 500 InternalServerError: {not json"
 
 
 def test_describe_names_the_refused_address_not_a_500():
