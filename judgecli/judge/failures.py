@@ -179,7 +179,8 @@ LITELLM_NOISE = (
 )
 MAX_ERROR_CHARS = 2000
 # The provider that carries an OpenAI-compatible server's calls (route.py) names itself in
-# each message, though the user wrote openai/NAME.
+# each message (at its start, or inside LiteLLM's own words), though the user wrote
+# openai/NAME.
 ROUTE_PREFIX = "Hosted_vllmException - "
 
 
@@ -188,7 +189,7 @@ def server_words(text: str) -> str:
     (`{"error": {"message": ...}}`, which LiteLLM's own HTTP handler passes on whole) as its
     message.
     """
-    text = text.removeprefix(ROUTE_PREFIX)
+    text = text.replace(ROUTE_PREFIX, "")
     if not text.startswith("{"):
         return text
     try:

@@ -6,10 +6,11 @@ its `openai` provider, through the openai SDK, and its `hosted_vllm` provider, t
 LiteLLM's own HTTP handler. The SDK's request transform and reply parsing cost ~1.4 ms of
 CPU a call, a third of the call's whole cost (docs/ecosystem.md, "The route to an
 OpenAI-compatible server"), so such a judge goes out as `hosted_vllm/NAME` — unless LiteLLM's
-price map prices NAME: LiteLLM charges a reply at the map entry of the name it was sent
-under, and `hosted_vllm/NAME` has none (a --price is applied by judge itself, so it does
-not hold the route back). Everything the user sees (run.json, results, the cache key)
-keeps the name the user gave.
+price map knows NAME: LiteLLM charges a reply at the map entry of the name it was sent
+under, and `hosted_vllm/NAME` has none; and the openai route gives a name it knows the
+parameters it takes (an o-series or gpt-5 model gets `max_completion_tokens`, not
+`max_tokens`), with or without a --price. Everything the user sees (run.json, results, the
+cache key) keeps the name the user gave.
 """
 
 from __future__ import annotations
@@ -47,7 +48,10 @@ def route(litellm: ModuleType, settings: ModelSettings) -> Route:
     name = settings.name
     if not settings.api_base or not name.startswith(OPENAI):
         return Route(name, key)
-    if settings.price is None and model_price(litellm, settings) is not None:
+    # Asked of LiteLLM's map whatever --price says: a name it knows may take parameters of
+    # its own on the openai route (o-series and gpt-5 names: max_completion_tokens, no
+    # temperature), which hosted_vllm would send as they are.
+    if model_price(litellm, settings.model_copy(update={"price": None})) is not None:
         return Route(name, key)
     # The key the openai route would send: without one LiteLLM's hosted_vllm provider sends a
     # placeholder of its own, and a server that checks keys must see the user's.

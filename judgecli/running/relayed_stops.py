@@ -22,6 +22,9 @@ HALT = signal.SIGUSR1
 CUT = signal.SIGUSR2
 """The parent's second stop: as a second SIGTERM."""
 
+STOP_SIGNALS = frozenset({signal.SIGTERM, HALT, CUT})
+"""What a worker's StopRelay takes."""
+
 Handler = Callable[[int, FrameType | None], None]
 
 
@@ -53,6 +56,6 @@ def relay_stops(target: Handler) -> StopRelay:
     them to `target` until fan_out.handled_by sets another.
     """
     relay = StopRelay(target)
-    for signum in (signal.SIGTERM, HALT, CUT):
+    for signum in STOP_SIGNALS:
         signal.signal(signum, relay)
     return relay

@@ -36,7 +36,7 @@ from judgecli.result import CaseResult, CaseStatus
 from judgecli.running.fan_out import AGAIN, ResultSink, Terminated, handled_by, interrupted
 from judgecli.running.lifeline import Lifeline
 from judgecli.running.noted_signals import NotedSignals
-from judgecli.running.relayed_stops import CUT, HALT, relay_stops
+from judgecli.running.relayed_stops import CUT, HALT, STOP_SIGNALS, relay_stops
 from judgecli.running.share import ShareEnd, Stop
 
 # How long the parent waits on the workers' pipes at a time: a signal noted meanwhile is
@@ -117,8 +117,17 @@ def work(
     the parent waits for every worker's end). It dies with its parent (lifeline.py).
     """
     # Ctrl-C at a terminal reaches every process of the job: the parent alone decides, and
-    # relays the stop as SIGTERM.
+    # relays the stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # SIGTERM stops a worker as it stops a run: while it judges, the first halts it (the
+    # calls in flight land: fan_out.run_sync). Else it is only noted: before the share, it
+    # takes no case; after, the worker says its end whole (issue 36: ended there, a worker
+    # lost the cases still in its outbox, their calls paid). end_all kills one that hangs.
+    # The parent's relays count as SIGTERMs, each stop once (relayed_stops.py); a stop sent
+    # since the fork waited, blocked (run_workers), for the relay to take it.
+    sigterm = NotedSignals()
+    relay_stops(sigterm)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     lifeline.tie(inherited)
     # Fresh streams over the same descriptors: a lock the parent's progress thread held on
     # sys.stderr at the fork would otherwise hang this process's first warning.
@@ -126,13 +135,6 @@ def work(
     sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
     outbox = Outbox(connection)
     end = ShareEnd()
-    # SIGTERM stops a worker as it stops a run: while it judges, the first halts it (the
-    # calls in flight land: fan_out.run_sync). Else it is only noted: before the share, it
-    # takes no case; after, the worker says its end whole (issue 36: ended there, a worker
-    # lost the cases still in its outbox, their calls paid). end_all kills one that hangs.
-    # The parent's relays count as SIGTERMs, each stop once (relayed_stops.py).
-    sigterm = NotedSignals()
-    relay_stops(sigterm)
     try:
         judge_share(index, outbox, lambda: stop.is_set() or bool(sigterm.came), end)
     except BaseException as error:  # noqa: BLE001 - carried to the parent, which raises it
@@ -214,12 +216,17 @@ def run_workers(
     )
     lifeline = Lifeline.open()
     workers: list[Worker] = []
+    # Blocked while forking: a worker is born with them blocked, and takes one sent before
+    # it could handle it (SIGUSR1's default is to end the process) once its relay is in
+    # place; this process takes its own after the loop.
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         for index in range(count):
             workers.append(
                 start_worker(context, judge_share, index, count, stop, lifeline, workers)
             )
     finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         lifeline.forked()
     try:
         # SIGTERM interrupts like Ctrl-C throughout, the shutdown included: a second signal

@@ -217,6 +217,10 @@ def test_describe_gives_the_servers_words_not_the_routes_provider_or_its_json():
         status=500,
     )
     assert describe(lines) == "HTTP 500 InternalServerError: 1 validation error: {'type'}"
+    timeout = error(
+        "Timeout", "Timeout Error: Hosted_vllmException - Connection timed out", status=408
+    )
+    assert describe(timeout) == "HTTP 408 Timeout: Timeout Error: Connection timed out"
     bare = error("InternalServerError", "Hosted_vllmException - {not json", status=500)
     assert describe(bare) == "HTTP 500 InternalServerError: {not json"
 

@@ -27,13 +27,17 @@ def test_the_key_given_with_the_judge_is_sent_before_the_environments(monkeypatc
     assert route(import_litellm(), settings).api_key == "sk-route-given"
 
 
-def test_a_model_litellm_prices_keeps_the_sdk_route_unless_the_user_priced_it():
+def test_a_name_litellms_map_knows_keeps_the_sdk_route_even_with_a_price():
+    # The openai route gives such a name the parameters it takes (o-series and gpt-5:
+    # max_completion_tokens, no temperature), and LiteLLM prices its replies.
     litellm = import_litellm()
-    mapped = ModelSettings(name="openai/gpt-4o-mini", api_base=API)
-    assert model_price(litellm, mapped) is not None
-    assert route(litellm, mapped) == Route("openai/gpt-4o-mini", None)
-    priced = mapped.model_copy(update={"price": Price(input_per_mtok=1.0, output_per_mtok=2.0)})
-    assert route(litellm, priced).model == "hosted_vllm/gpt-4o-mini"
+    price = Price(input_per_mtok=1.0, output_per_mtok=2.0)
+    for name in ("openai/gpt-4o-mini", "openai/o3-mini", "openai/gpt-5-mini"):
+        mapped = ModelSettings(name=name, api_base=API)
+        assert route(litellm, mapped) == Route(name, None)
+        assert route(litellm, mapped.model_copy(update={"price": price})).model == name
+    unknown = ModelSettings(name="openai/route-test-priced", api_base=API, price=price)
+    assert route(litellm, unknown).model == "hosted_vllm/route-test-priced"
 
 
 def test_hosted_providers_and_openai_without_an_api_base_go_as_named(monkeypatch):

@@ -21,8 +21,10 @@ import pytest
 
 from judgecli.errors import RunInterruptedError
 from judgecli.result import CaseResult
+from judgecli.running import workers
 from judgecli.running.fan_out import ResultSink, Terminated
 from judgecli.running.noted_signals import NotedSignals
+from judgecli.running.relayed_stops import HALT
 from judgecli.running.share import ShareEnd
 from judgecli.running.workers import Outbox, run_workers
 from tests.unit.running.test_workers import WAIT_S, ListSink, result, wait_for
@@ -160,3 +162,27 @@ def test_sigterm_as_the_workers_end_still_stops_the_run():
     with pytest.raises(RunInterruptedError, match="^stopped by SIGTERM: finished cases are saved"):
         run_workers(1, share, sink=store, on_result=lambda r: None)
     assert ids(store.results) == ["only"]
+
+
+def test_a_stop_relayed_to_a_worker_as_it_is_born_waits_for_its_relay(monkeypatch):
+    # The parent relays a first stop with SIGUSR1 (relayed_stops.py), whose default is to
+    # end the process: sent before a newborn worker set its handler, it killed the worker
+    # ("worker 0 of 2 died (exit code -10)") instead of stopping it. The stop signals are
+    # blocked while run_workers forks, so the worker takes it once its relay is in place.
+    real = workers.start_worker
+
+    def start_then_relay_a_stop(*args: Any, **kwargs: Any) -> workers.Worker:
+        worker = real(*args, **kwargs)
+        workers.signal_worker(worker, HALT)  # at once: long before the worker's handler
+        return worker
+
+    monkeypatch.setattr(workers, "start_worker", start_then_relay_a_stop)
+
+    def share(index: int, sink: ResultSink, should_stop: Callable[[], bool], end: ShareEnd):
+        wait_for(should_stop)  # told to stop by the relayed signal itself
+
+    ends: list[ShareEnd] = []
+    with pytest.raises(RunInterruptedError, match="^interrupted: finished cases are saved"):
+        run_workers(2, share, sink=ListSink(), on_result=lambda r: None, ends=ends)
+    # Each worker says it was stopped; none died.
+    assert [end.stop.kind if end.stop else None for end in ends] == ["RunInterruptedError"] * 2
