@@ -36,7 +36,7 @@ from judgecli.judge.provider import (
     warm_up,
 )
 from judgecli.judge.rate_headers import rate_limit_info, retry_after_s
-from judgecli.judge.route import routes
+from judgecli.judge.route import routes, through_sdk
 from judgecli.judge.token_logprobs import LogprobsWatch, token_logprobs
 from judgecli.settings.judges import ModelSettings
 from judgecli.usage import CALLS_SENT, Tokens
@@ -89,7 +89,7 @@ class LiteLLMClient:
         self._litellm = import_litellm()
         # How LiteLLM is called for each judge (route.py); the names stay the user's.
         self._routes = routes(self._litellm, models)
-        warm_up(sdk=not all(r.direct for r in self._routes.values()))
+        warm_up(sdk=through_sdk(self._routes.values()))
         self._models = {m.name: m for m in models}
         self._limits = limits
         self._max_retries = max_retries

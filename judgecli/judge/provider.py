@@ -92,10 +92,17 @@ def model_price(litellm: ModuleType, settings: ModelSettings) -> Price | None:
     """The model's price: the user's --price, else LiteLLM's bundled map, else None."""
     if settings.price is not None:
         return settings.price
-    if settings.name in registered_unpriced:
+    return listed_price(litellm, settings.name)
+
+
+def listed_price(litellm: ModuleType, name: str) -> Price | None:
+    """The price LiteLLM's bundled map lists for the model, whatever --price says; None for
+    a model it does not list, or lists only because judge filed it (register_unpriced).
+    """
+    if name in registered_unpriced:
         return None
     try:
-        info = litellm.get_model_info(settings.name)
+        info = litellm.get_model_info(name)
     except Exception:  # noqa: BLE001 - LiteLLM raises several types for "not mapped"
         return None
     if not info or info.get("input_cost_per_token") is None:
@@ -123,7 +130,7 @@ def register_unpriced(litellm: ModuleType, models: list[ModelSettings]) -> None:
         name = settings.name
         if not settings.api_base or name in registered_unpriced:
             continue
-        if model_price(litellm, settings.model_copy(update={"price": None})) is not None:
+        if listed_price(litellm, name) is not None:
             continue
         if file_at_price_zero(litellm, name, settings.api_base):
             registered_unpriced.add(name)

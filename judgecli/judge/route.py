@@ -16,10 +16,11 @@ cache key) keeps the name the user gave.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
 
-from judgecli.judge.provider import file_at_price_zero, model_price
+from judgecli.judge.provider import file_at_price_zero, listed_price
 from judgecli.settings.judges import ModelSettings
 
 OPENAI = "openai/"
@@ -51,7 +52,7 @@ def route(litellm: ModuleType, settings: ModelSettings) -> Route:
     # Asked of LiteLLM's map whatever --price says: a name it knows may take parameters of
     # its own on the openai route (o-series and gpt-5 names: max_completion_tokens, no
     # temperature), which hosted_vllm would send as they are.
-    if model_price(litellm, settings.model_copy(update={"price": None})) is not None:
+    if listed_price(litellm, name) is not None:
         return Route(name, key)
     # The key the openai route would send: without one LiteLLM's hosted_vllm provider sends a
     # placeholder of its own, and a server that checks keys must see the user's.
@@ -71,6 +72,6 @@ def routes(litellm: ModuleType, models: list[ModelSettings]) -> dict[str, Route]
     return found
 
 
-def through_sdk(litellm: ModuleType, models: list[ModelSettings]) -> bool:
+def through_sdk(found: Iterable[Route]) -> bool:
     """Whether some judge's calls go through the openai SDK (provider.warm_up)."""
-    return not all(route(litellm, settings).direct for settings in models)
+    return not all(way.direct for way in found)

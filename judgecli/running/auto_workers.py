@@ -155,11 +155,12 @@ def choose_workers_for(
 ) -> WorkersChoice:
     """The processes a run without --workers takes: one where it may not fork
     (`forkable`), on one core, or under --rpm, --tpm or --max-cost, else as
-    `choose_workers` says of the calls
-    the cache cannot answer among the `pending` cases of `todo` (the cases still to judge,
-    read afresh: the run's own pass over them has not begun).
+    `choose_workers` says of the calls the cache cannot answer among the `pending` cases of
+    `todo` (the cases still to judge, read afresh: the run's own pass over them has not
+    begun).
     """
-    if not forkable() or usable_cores() < 2:
+    cores = usable_cores()
+    if not forkable() or cores < 2:
         return WorkersChoice(workers=1, uncached_calls=0)
     if any(limit is not None for limit in (config.rpm, config.tpm, config.max_cost)):
         # A run a rate limit holds back is not bound by CPU, and a budget split in even
@@ -173,4 +174,4 @@ def choose_workers_for(
     finally:
         if cache is not None:
             cache.close()
-    return choose_workers(uncached)
+    return choose_workers(uncached, cores=cores)

@@ -278,15 +278,14 @@ def handled_by(handler: H) -> Iterator[H]:
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         taken.append(signal.SIGINT)
     previous = {signum: signal.signal(signum, handler) for signum in taken}
-    target = None if relay is None else relay.target
     if relay is not None:
-        relay.target = handler
+        target, relay.target = relay.target, handler
     try:
         yield handler
     finally:
         for signum, old in previous.items():
             signal.signal(signum, old)
-        if relay is not None and target is not None:
+        if relay is not None:
             relay.target = target
 
 

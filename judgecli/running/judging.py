@@ -29,7 +29,7 @@ from judgecli.judge.halt import Halt
 from judgecli.judge.limits import Limits
 from judgecli.judge.protocol import JudgeClient, JudgeReply
 from judgecli.judge.provider import check_endpoints, import_litellm, warm_up
-from judgecli.judge.route import through_sdk
+from judgecli.judge.route import routes, through_sdk
 from judgecli.result import CaseResult
 from judgecli.rubric import Rubric
 from judgecli.running.auto_workers import choose_workers_for
@@ -254,7 +254,8 @@ def judge_all(
             share = worker_config(config, workers)
             # Imported once here rather than in every worker (~3 s each): a fork shares the
             # loaded module, and importing it starts no thread a fork could lose.
-            warm_up(sdk=through_sdk(import_litellm(), config.models))
+            # The routes as each worker's client will take them (route.py), filed once here.
+            warm_up(sdk=through_sdk(routes(import_litellm(), config.all_models).values()))
             if config.use_cache:
                 ReplyCache(cache_dir()).close()  # made once, in WAL mode, before they open it
 

@@ -55,6 +55,7 @@ from judgecli.inputs.dataset import iter_cases, scan_dataset
 from judgecli.grading.prompt import build_messages, response_format
 from judgecli.inputs.rubric_file import load_rubric
 from judgecli.inputs.rubric_library import find_rubric
+from judgecli.judge.provider import file_at_price_zero
 import litellm, logging
 litellm.suppress_debug_info = True
 logging.getLogger("LiteLLM").setLevel(logging.CRITICAL)
@@ -73,10 +74,9 @@ async def main(path, api_base, concurrency):
     await asyncio.gather(*(one(c) for c in iter_cases(scan, requires=rubric.requires)))
 
 MODEL = sys.argv[4] if len(sys.argv) > 4 else "openai/sim"
-# Priced at 0 as judge files a local model (judge/provider.py), so that neither pays
-# LiteLLM's search of its price map on each reply.
-litellm.register_model({MODEL: {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0,
-    "litellm_provider": MODEL.split("/")[0], "mode": "chat"}})
+# Priced at 0 as judge files a local model, so that neither pays LiteLLM's search of its
+# price map on each reply.
+file_at_price_zero(litellm, MODEL, sys.argv[2])
 asyncio.run(main(__import__("pathlib").Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])))
 """
 

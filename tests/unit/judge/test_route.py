@@ -63,5 +63,6 @@ def test_a_direct_route_is_filed_at_price_0_and_the_judge_stays_unpriced():
 def test_the_sdk_is_warmed_up_only_for_a_judge_that_uses_it():
     litellm = import_litellm()
     local = ModelSettings(name="openai/route-test-sdk", api_base=API)
-    assert not through_sdk(litellm, [local])
-    assert through_sdk(litellm, [local, ModelSettings(name="openai/gpt-4o-mini")])
+    assert not through_sdk(routes(litellm, [local]).values())
+    mixed = [local, ModelSettings(name="openai/gpt-4o-mini")]
+    assert through_sdk(routes(litellm, mixed).values())
